@@ -1,0 +1,34 @@
+"""Numba flags, engine thresholds and tolerances, in one place (STUMPY's config.py)."""
+
+import os
+
+__all__ = [
+    "NUMBA_FLAGS",
+    "NUMBA_FLAGS_NOCACHE",
+    "PUSH_PULL_THRESHOLD",
+    "DEFAULT_THREADS",
+    "CACHE_DIR",
+    "PR_TOLERANCE",
+    "FLOAT_RTOL",
+]
+
+#: Flags for every compiled kernel. nogil: the local runtime runs kernels on several
+#: Python threads at once; cache: a fresh process pays the cache load, not a compile.
+NUMBA_FLAGS = {"nogil": True, "cache": True, "fastmath": False, "error_model": "numpy"}
+NUMBA_FLAGS_NOCACHE = {k: v for k, v in NUMBA_FLAGS.items() if k != "cache"}
+
+#: A superstep's messages are delivered pull-style (dense) when the senders' out-edges
+#: exceed this fraction of all edges, push-style (sparse) otherwise. Ligra uses |E|/20.
+PUSH_PULL_THRESHOLD = 1.0 / 20.0
+
+#: Worker threads (= partitions) of the local runtime when none are asked for.
+DEFAULT_THREADS = int(os.environ.get("HPGRAPH_THREADS", "0")) or (os.cpu_count() or 1)
+
+#: Where generated kernel modules and cached binary graphs go when no other place is given.
+CACHE_DIR = os.environ.get(
+    "HPGRAPH_CACHE_DIR", os.path.join(os.path.expanduser("~"), ".cache", "hpgraph")
+)
+
+#: Graphalytics tolerance for PageRank/LCC/SSSP comparisons.
+FLOAT_RTOL = 1e-4
+PR_TOLERANCE = 0.0

@@ -1,0 +1,300 @@
+"""The immutable graph: CSR out-edges, lazily built CSR in-edges, user ids.
+
+Memory (n vertices, m stored edges; undirected edges are stored in both directions,
+self-loops once):
+
+- out-edges: ``indptr`` int64 (8 B/vertex) + ``indices`` int32 when n < 2**31, else int64
+  (4 B/edge) + optional float64 weights (8 B/edge);
+- in-edges (directed graphs only, built on first use by pull-style kernels): the same again;
+- user ids: none when the input ids are 0..n-1, else one int64 (8 B/vertex) or a
+  Python string per vertex.
+
+So an unweighted undirected graph costs 4 B per stored edge (8 B per undirected edge) and
+8 B per vertex. Adjacency lists are sorted by target: the engine relies on it to find, by
+binary search, the slice of a vertex's edges that lands in one partition.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from hpgraph.config import NUMBA_FLAGS
+from hpgraph.errors import InvalidArgumentError, InvalidGraphError
+
+__all__ = ["Graph", "index_dtype"]
+
+
+def index_dtype(n: int) -> np.dtype:
+    """The narrowest signed integer type that holds vertex ids 0..n-1."""
+    return np.dtype(np.int32) if n < 2**31 - 1 else np.dtype(np.int64)
+
+
+@njit(**NUMBA_FLAGS)
+def _counting_sort_csr(keys, others, weights, n, has_weights):
+    """CSR rows keyed by ``keys`` holding ``others``; stable, so a previous sort by
+    ``others`` leaves every row sorted."""
+    m = keys.shape[0]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    for i in range(m):
+        indptr[keys[i] + 1] += 1
+    for v in range(n):
+        indptr[v + 1] += indptr[v]
+    pos = indptr[:-1].copy()
+    out = np.empty(m, dtype=others.dtype)
+    w_out = np.empty(m if has_weights else 0, dtype=np.float64)
+    for i in range(m):
+        k = keys[i]
+        p = pos[k]
+        out[p] = others[i]
+        if has_weights:
+            w_out[p] = weights[i]
+        pos[k] = p + 1
+    return indptr, out, w_out
+
+
+@njit(**NUMBA_FLAGS)
+def _counting_order(keys, n):
+    """Stable permutation that sorts ``keys`` (values in 0..n-1)."""
+    m = keys.shape[0]
+    start = np.zeros(n + 1, dtype=np.int64)
+    for i in range(m):
+        start[keys[i] + 1] += 1
+    for v in range(n):
+        start[v + 1] += start[v]
+    order = np.empty(m, dtype=np.int64)
+    for i in range(m):
+        k = keys[i]
+        order[start[k]] = i
+        start[k] += 1
+    return order
+
+
+def _build_csr(src, dst, weights, n):
+    """Rows by ``src``, each row sorted by ``dst`` (two stable counting sorts, O(m + n))."""
+    has_w = weights is not None
+    w = weights if has_w else np.empty(0, dtype=np.float64)
+    order = _counting_order(dst, n)
+    src_s = src[order]
+    dst_s = dst[order]
+    w_s = w[order] if has_w else w
+    del order
+    indptr, indices, w_out = _counting_sort_csr(src_s, dst_s, w_s, n, has_w)
+    return indptr, indices, (w_out if has_w else None)
+
+
+class Graph:
+    """An immutable graph in CSR form with dense internal ids ``0..n-1``.
+
+    Build one with :meth:`Graph.from_edges` (or the readers in :mod:`hpgraph.io` and the
+    generators in :mod:`hpgraph.generators`). ``ids`` maps internal ids back to the
+    input's ids (``None`` when they are the same); every public result is reported in
+    those ids.
+    """
+
+    __slots__ = (
+        "n",
+        "directed",
+        "indptr",
+        "indices",
+        "weights",
+        "ids",
+        "_in",
+        "_id_index",
+        "_sym",
+        "name",
+    )
+
+    def __init__(self, indptr, indices, weights=None, *, directed=True, ids=None, name=""):
+        indptr = np.ascontiguousarray(indptr, dtype=np.int64)
+        n = indptr.shape[0] - 1
+        if n < 0:
+            raise InvalidGraphError("indptr must have at least one entry")
+        indices = np.ascontiguousarray(indices)
+        if indices.dtype != index_dtype(n):
+            indices = indices.astype(index_dtype(n))
+        if indptr[-1] != indices.shape[0]:
+            raise InvalidGraphError(
+                f"indptr ends at {indptr[-1]} but there are {indices.shape[0]} edge targets"
+            )
+        if weights is not None:
+            weights = np.ascontiguousarray(weights, dtype=np.float64)
+            if weights.shape != indices.shape:
+                raise InvalidGraphError("weights must have one value per stored edge")
+        if ids is not None and len(ids) != n:
+            raise InvalidGraphError(f"ids has {len(ids)} entries for {n} vertices")
+        self.n = int(n)
+        self.directed = bool(directed)
+        self.indptr = indptr
+        self.indices = indices
+        self.weights = weights
+        self.ids = ids
+        self.name = name
+        self._in = None
+        self._id_index = None
+        self._sym = None
+        for a in (indptr, indices, weights):
+            if a is not None and a.flags.writeable and a.base is None:
+                a.flags.writeable = False
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def from_edges(cls, src, dst, weights=None, *, n=None, directed=True, ids=None, name=""):
+        """Build a graph from edge arrays of internal ids ``0..n-1``.
+
+        ``n`` defaults to ``max id + 1``. For an undirected graph every edge is stored in
+        both directions (self-loops once). Multi-edges are kept.
+        """
+        src = np.asarray(src)
+        dst = np.asarray(dst)
+        if src.shape != dst.shape or src.ndim != 1:
+            raise InvalidArgumentError("src and dst must be 1-D arrays of the same length")
+        if src.size and (src.dtype.kind not in "iu" or dst.dtype.kind not in "iu"):
+            raise InvalidArgumentError("src and dst must hold integer vertex ids")
+        if n is None:
+            n = int(max(src.max(initial=-1), dst.max(initial=-1)) + 1) if src.size else 0
+        n = int(n)
+        if src.size:
+            lo = min(int(src.min()), int(dst.min()))
+            hi = max(int(src.max()), int(dst.max()))
+            if lo < 0 or hi >= n:
+                raise InvalidArgumentError(f"edge endpoints must lie in 0..{n - 1}, got {lo}..{hi}")
+        idt = index_dtype(n)
+        src = src.astype(idt, copy=False)
+        dst = dst.astype(idt, copy=False)
+        if weights is not None:
+            weights = np.asarray(weights, dtype=np.float64)
+            if weights.shape != src.shape:
+                raise InvalidArgumentError("weights must have one value per edge")
+        if not directed:
+            loop = src == dst
+            if loop.any():
+                keep = ~loop
+                rsrc, rdst = dst[keep], src[keep]
+                rw = None if weights is None else weights[keep]
+            else:
+                rsrc, rdst, rw = dst, src, weights
+            src = np.concatenate([src, rsrc])
+            dst = np.concatenate([dst, rdst])
+            if weights is not None:
+                weights = np.concatenate([weights, rw])
+        indptr, indices, w = _build_csr(src, dst, weights, n)
+        return cls(indptr, indices, w, directed=directed, ids=ids, name=name)
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def num_vertices(self) -> int:
+        return self.n
+
+    @property
+    def num_stored_edges(self) -> int:
+        """Edges as stored (an undirected non-loop edge counts twice)."""
+        return int(self.indices.shape[0])
+
+    @property
+    def num_edges(self) -> int:
+        """Edges as the user counts them (an undirected edge counts once)."""
+        m = self.num_stored_edges
+        if self.directed:
+            return m
+        loops = int(_count_self_loops(self.indptr, self.indices))
+        return (m - loops) // 2 + loops
+
+    @property
+    def weighted(self) -> bool:
+        return self.weights is not None
+
+    def out_degree(self) -> np.ndarray:
+        return np.diff(self.indptr)
+
+    def in_degree(self) -> np.ndarray:
+        return np.diff(self.in_csr()[0])
+
+    def in_csr(self):
+        """(indptr, indices, weights) of the in-edges, rows sorted by source."""
+        if not self.directed:
+            return self.indptr, self.indices, self.weights
+        if self._in is None:
+            src = np.repeat(np.arange(self.n, dtype=self.indices.dtype), np.diff(self.indptr))
+            ip, ix, w = _build_csr(self.indices, src, self.weights, self.n)
+            for a in (ip, ix, w):
+                if a is not None:
+                    a.flags.writeable = False
+            self._in = (ip, ix, w)
+        return self._in
+
+    def edges(self):
+        """(src, dst, weights) arrays of the stored edges, internal ids."""
+        src = np.repeat(np.arange(self.n, dtype=self.indices.dtype), np.diff(self.indptr))
+        return src, self.indices, self.weights
+
+    def symmetrized(self) -> Graph:
+        """The undirected graph with the same vertices (direction ignored); self for
+        undirected graphs."""
+        if not self.directed:
+            return self
+        if self._sym is None:
+            src, dst, w = self.edges()
+            self._sym = Graph.from_edges(
+                src, dst, w, n=self.n, directed=False, ids=self.ids, name=self.name
+            )
+        return self._sym
+
+    def memory_bytes(self) -> int:
+        """Bytes held by the CSR arrays (and in-edges if built)."""
+        total = self.indptr.nbytes + self.indices.nbytes
+        total += 0 if self.weights is None else self.weights.nbytes
+        if self._in is not None and self.directed:
+            total += sum(a.nbytes for a in self._in if a is not None)
+        if isinstance(self.ids, np.ndarray) and self.ids.dtype != object:
+            total += self.ids.nbytes
+        return int(total)
+
+    # ------------------------------------------------------------------ ids
+    def user_ids(self) -> np.ndarray:
+        """The input's id of every internal vertex, as an array."""
+        if self.ids is None:
+            return np.arange(self.n, dtype=np.int64)
+        return np.asarray(self.ids)
+
+    def vertex_index(self, user_id) -> int:
+        """Internal id of a vertex named by the input's id; raises if unknown."""
+        if self.ids is None:
+            try:
+                v = int(user_id)
+            except (TypeError, ValueError):
+                raise InvalidArgumentError(
+                    f"unknown vertex {user_id!r}: this graph's ids are integers 0..{self.n - 1}"
+                ) from None
+            if not 0 <= v < self.n:
+                raise InvalidArgumentError(
+                    f"unknown vertex {user_id!r}: this graph's ids are 0..{self.n - 1}"
+                )
+            return v
+        if self._id_index is None:
+            self._id_index = {k: i for i, k in enumerate(np.asarray(self.ids).tolist())}
+        key = user_id
+        if key not in self._id_index and isinstance(user_id, str):
+            try:
+                key = int(user_id)
+            except ValueError:
+                pass
+        if key not in self._id_index:
+            raise InvalidArgumentError(f"unknown vertex {user_id!r}: not in this graph")
+        return self._id_index[key]
+
+    def __repr__(self):
+        kind = "directed" if self.directed else "undirected"
+        w = ", weighted" if self.weighted else ""
+        name = f" {self.name!r}" if self.name else ""
+        return f"<Graph{name} {kind}{w}: {self.n} vertices, {self.num_edges} edges>"
+
+
+@njit(**NUMBA_FLAGS)
+def _count_self_loops(indptr, indices):
+    c = 0
+    for v in range(indptr.shape[0] - 1):
+        for k in range(indptr[v], indptr[v + 1]):
+            if indices[k] == v:
+                c += 1
+    return c
