@@ -1,0 +1,49 @@
+"""Per-superstep statistics of a BSP job: where the time goes (compute, communication,
+barrier) and how much moves (messages and bytes, local vs remote)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+__all__ = ["SuperstepStats", "JobStats"]
+
+
+@dataclass
+class SuperstepStats:
+    superstep: int
+    active: int  #: vertices (or peers) that ran compute
+    messages_local: int  #: logical messages whose target is in the sender's part
+    messages_remote: int  #: logical messages to another part
+    bytes_local: int
+    bytes_remote: int
+    mode: str  #: "push" (sparse) or "pull" (dense) delivery, "-" for none
+    compute_s: float  #: slowest part's compute time
+    communication_s: float  #: slowest part's message delivery time
+    barrier_s: float  #: mean time a part waited for the others, plus synchronisation
+
+    @property
+    def messages(self) -> int:
+        return self.messages_local + self.messages_remote
+
+    @property
+    def total_s(self) -> float:
+        return self.compute_s + self.communication_s + self.barrier_s
+
+
+@dataclass
+class JobStats:
+    runtime: str
+    parts: int
+    supersteps: list[SuperstepStats] = field(default_factory=list)
+    setup_s: float = 0.0  #: partitioning, kernel compile or cache load, buffer allocation
+    total_s: float = 0.0
+
+    def totals(self) -> dict[str, float]:
+        keys = ("compute_s", "communication_s", "barrier_s")
+        out = {k: sum(getattr(s, k) for s in self.supersteps) for k in keys}
+        out["messages"] = sum(s.messages for s in self.supersteps)
+        out["bytes"] = sum(s.bytes_local + s.bytes_remote for s in self.supersteps)
+        return out
+
+    def as_rows(self) -> list[dict]:
+        return [asdict(s) for s in self.supersteps]
