@@ -17,9 +17,11 @@ class SuperstepStats:
     bytes_local: int
     bytes_remote: int
     mode: str  #: "push" (sparse) or "pull" (dense) delivery, "-" for none
-    compute_s: float  #: slowest part's compute time
-    communication_s: float  #: slowest part's message delivery time
-    barrier_s: float  #: mean time a part waited for the others, plus synchronisation
+    compute_s: float  #: a part's compute time (mean over parts)
+    communication_s: float  #: a part's message exchange and delivery time (mean)
+    barrier_s: float  #: the rest of the superstep's wall time: waiting for the slowest
+    #: part, synchronisation and engine bookkeeping (compute + communication + barrier =
+    #: wall time)
 
     @property
     def messages(self) -> int:

@@ -133,8 +133,10 @@ class Graph:
         self._in = None
         self._id_index = None
         self._sym = None
+        # Immutable, and uniformly read-only so compiled kernels see one array type
+        # whether the arrays were built here, memory-mapped or derived (in-edges).
         for a in (indptr, indices, weights):
-            if a is not None and a.flags.writeable and a.base is None:
+            if a is not None and a.flags.writeable:
                 a.flags.writeable = False
 
     # ------------------------------------------------------------------ building

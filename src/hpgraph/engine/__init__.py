@@ -1,0 +1,15 @@
+"""The BSP engine: vertex programs (Pregel / Hama Graph) and peer-level BSP programs."""
+
+from hpgraph.engine.job import JobResult, MasterContext, run
+from hpgraph.engine.program import VertexProgram, vertex_program
+from hpgraph.engine.stats import JobStats, SuperstepStats
+
+__all__ = [
+    "vertex_program",
+    "VertexProgram",
+    "run",
+    "JobResult",
+    "MasterContext",
+    "JobStats",
+    "SuperstepStats",
+]

@@ -1,0 +1,335 @@
+"""Running a vertex program: the superstep loop (compute -> exchange -> deliver -> barrier).
+
+The loop is written once, against :class:`~hpgraph.runtimes.base.Runtime`; the compiled
+kernels come from :mod:`hpgraph.engine.codegen`. Per job it allocates, per vertex: the value,
+one message slot in and one out, three state bytes and three int32/int64 list entries
+(about 40 B for float64 values and messages, see docs/engine.md); per edge nothing, except
+the in-edges of a directed graph the first time delivery runs pull-style.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import from_dtype, types
+from numba.typed import List
+
+from hpgraph import config
+from hpgraph.engine import codegen
+from hpgraph.engine.context import AGG_MAX, AGG_MIN, AGG_SUM, COUNTERS, VertexContext
+from hpgraph.engine.program import VertexProgram
+from hpgraph.engine.stats import JobStats, SuperstepStats
+from hpgraph.errors import InvalidArgumentError
+from hpgraph.graph.csr import Graph
+from hpgraph.runtimes import get_runtime
+
+__all__ = ["run", "JobResult", "MasterContext"]
+
+_AGG_CODES = {"sum": AGG_SUM, "min": AGG_MIN, "max": AGG_MAX}
+_AGG_IDENTITY = {"sum": 0.0, "min": np.inf, "max": -np.inf}
+_C = {name: i for i, name in enumerate(COUNTERS)}
+_NO_WEIGHTS = np.empty(0, dtype=np.float64)  # read-only like a graph's weights
+_NO_WEIGHTS.flags.writeable = False
+
+
+@dataclass
+class JobResult:
+    """Final vertex values (internal-id order) and how the job went."""
+
+    values: np.ndarray
+    supersteps: int
+    aggregated: np.ndarray
+    stats: JobStats
+    stopped_by: str  #: "halt" (all halted, no messages), "master" or "limit"
+
+
+class MasterContext:
+    """What a master compute hook sees between supersteps (Giraph's MasterCompute).
+
+    ``aggregated`` holds the reductions of the superstep just finished and is writable:
+    what the master leaves there is what vertices read with ``ctx.aggregated(i)`` next.
+    """
+
+    def __init__(self, superstep, num_vertices, aggregated, last):
+        self.superstep = superstep  #: the superstep about to run
+        self.num_vertices = num_vertices
+        self.aggregated = aggregated
+        self.last = last  #: SuperstepStats of the superstep just finished
+        self.halted = False
+
+    def halt(self):
+        """Stop the job before the next superstep."""
+        self.halted = True
+
+
+def _typed_lists(parts, item_type):
+    outer = List()
+    for _ in range(parts):
+        outer.append(List.empty_list(item_type))
+    return outer
+
+
+def _initial_values(program, graph, values):
+    shape = (graph.n, *program.value_shape)
+    if values is None:
+        return np.full(shape, program.initial, dtype=program.value_dtype)
+    arr = np.array(values, dtype=program.value_dtype)  # a copy: the caller's stays intact
+    if arr.shape != shape:
+        raise InvalidArgumentError(f"values must have shape {shape}, got {arr.shape}")
+    return arr
+
+
+def run(
+    program: VertexProgram,
+    graph: Graph,
+    *,
+    params: dict | None = None,
+    values=None,
+    max_supersteps: int | None = None,
+    threads: int | None = None,
+    runtime=None,
+    master=None,
+    progress: bool = False,
+) -> JobResult:
+    """Run ``program`` on ``graph`` until every vertex has halted with no message in
+    flight, the ``master(ctx)`` hook calls ``ctx.halt()``, or ``max_supersteps`` ran.
+
+    ``values`` overrides the program's initial value per vertex; ``params`` gives the
+    values of the program's declared parameters. ``threads``/``runtime`` choose where it
+    runs (default: the local runtime on every core). ``progress`` shows a live line.
+    """
+    if not isinstance(program, VertexProgram):
+        raise InvalidArgumentError("program must come from hpgraph.vertex_program")
+    if not isinstance(graph, Graph):
+        raise InvalidArgumentError(f"graph must be an hpgraph Graph, got {type(graph).__name__}")
+    if max_supersteps is not None and max_supersteps < 0:
+        raise InvalidArgumentError(f"max_supersteps must be >= 0, got {max_supersteps}")
+    param_values = program.param_array(params)
+    value = _initial_values(program, graph, values)
+
+    own_runtime = runtime is None or isinstance(runtime, str)
+    rt = get_runtime(runtime, threads)
+    try:
+        return _Job(program, graph, rt, value, param_values).loop(
+            max_supersteps, master, progress
+        )
+    finally:
+        if own_runtime:
+            rt.close()
+
+
+class _Job:
+    def __init__(self, program, graph, rt, value, param_values):
+        t0 = time.perf_counter()
+        self.program, self.graph, self.rt = program, graph, rt
+        self.kernels = codegen.kernels_for(program)
+        self.partition = rt.partition(graph)
+        offsets = self.partition.offsets
+        parts = self.partition.parts
+        n = graph.n
+        idx = graph.indices.dtype
+        mshape, mdtype = program.message_shape, program.message_dtype
+        self.msg_bytes = int(mdtype.itemsize * int(np.prod(mshape, dtype=np.int64)))
+        if mshape:
+            item_type = types.Array(from_dtype(mdtype), 1, "C")
+        else:
+            item_type = from_dtype(mdtype)
+        aggs = program.aggregators
+        self.agg_identity = np.array([_AGG_IDENTITY[a] for a in aggs], dtype=np.float64)
+        self.base = VertexContext(
+            superstep=0,
+            num_vertices=n,
+            params=param_values,
+            part=0,
+            lo=0,
+            hi=n,
+            indptr=graph.indptr,
+            indices=graph.indices,
+            weights=graph.weights if graph.weights is not None else _NO_WEIGHTS,
+            value=value,
+            state=np.zeros(n, dtype=np.uint8),
+            inbox=np.zeros((n if program.combined else 0, *mshape), dtype=mdtype),
+            has_msg=np.zeros(n, dtype=np.uint8),
+            msg_ptr=np.zeros(0 if program.combined else n + 1, dtype=np.int64),
+            msg_val=np.zeros((0, *mshape), dtype=mdtype),
+            outbox=np.zeros((n, *mshape), dtype=mdtype),
+            sending=np.zeros(n, dtype=np.uint8),
+            direct_dst=_typed_lists(parts, types.int64),
+            direct_val=_typed_lists(parts, item_type),
+            agg_ops=np.array([_AGG_CODES[a] for a in aggs], dtype=np.int64),
+            agg_partial=np.tile(self.agg_identity, (parts, 1)),
+            agg_value=self.agg_identity.copy(),
+            senders=np.empty(n, dtype=idx),
+            candidates=np.empty(n, dtype=idx),
+            next_candidates=np.empty(n, dtype=idx),
+            counters=np.zeros((parts, len(COUNTERS)), dtype=np.int64),
+        )
+        self.offsets = offsets
+        self.in_csr = None
+        self._warm_up()
+        self.setup_s = time.perf_counter() - t0
+
+    # ------------------------------------------------------------------ helpers
+    def ctx(self, p, **changes):
+        lo, hi = int(self.offsets[p]), int(self.offsets[p + 1])
+        return self.base._replace(part=p, lo=lo, hi=hi, **changes)
+
+    def _warm_up(self):
+        """Compile (or load from the cache) before the clock starts; an empty range runs
+        nothing, so this touches no state."""
+        k, prog = self.kernels, self.program
+        scratch = np.zeros_like(self.base.counters)
+        empty = self.base._replace(lo=0, hi=0, counters=scratch)
+        codegen.call_kernel(prog, k.compute_part, empty, False)
+        zeros = np.zeros(self.partition.parts, dtype=np.int64)
+        dargs = (False, *self._edge_arrays(False), self.offsets, zeros)
+        if prog.combined:
+            codegen.call_kernel(prog, k.deliver_combined, empty, *dargs)
+        else:
+            codegen.call_kernel(prog, k.deliver_count, empty, *dargs)
+            codegen.call_kernel(prog, k.deliver_fill, empty, 0, *dargs)
+
+    def _edge_arrays(self, pull):
+        """In-edges for pull (built on first need), or the out-CSR as a placeholder."""
+        g = self.graph
+        if pull and self.in_csr is None:
+            self.in_csr = g.in_csr()
+        if pull:
+            ip, ix, w = self.in_csr
+        else:
+            ip, ix, w = g.indptr, g.indices, g.weights
+        return ip, ix, (w if w is not None else _NO_WEIGHTS)
+
+    # ------------------------------------------------------------------ the loop
+    def loop(self, max_supersteps, master, progress):
+        rt, k, prog, graph = self.rt, self.kernels, self.program, self.graph
+        parts = self.partition.parts
+        stats = JobStats(runtime=rt.name, parts=parts, setup_s=self.setup_s)
+        counters = self.base.counters
+        m_stored = max(graph.num_stored_edges, 1)
+        show = _Progress(max_supersteps) if progress else None
+        stopped_by = "halt"
+        ss = 0
+        t_start = time.perf_counter()
+        try:
+            while True:
+                if max_supersteps is not None and ss >= max_supersteps:
+                    stopped_by = "limit"
+                    break
+                t0 = time.perf_counter()
+                self.base = self.base._replace(superstep=ss)
+                self.base.agg_partial[:] = self.agg_identity
+                comp = rt.run_parts(k.compute_part, lambda p: (self.ctx(p), ss == 0))
+
+                tot = rt.allreduce(counters.sum(axis=0))
+                agg = self._reduce_aggregators()
+                messages = int(tot[_C["sender_edges"]] + tot[_C["direct"]])
+                pull = int(tot[_C["sender_edges"]]) > config.PUSH_PULL_THRESHOLD * m_stored
+                mode = "-" if messages == 0 else ("pull" if pull else "push")
+                deliver = []
+                if messages:
+                    rt.exchange(self, pull)
+                    deliver = self._deliver(pull)
+                t2 = time.perf_counter()
+
+                # next superstep's candidates are the ones gathered now
+                self.base = self.base._replace(
+                    candidates=self.base.next_candidates,
+                    next_candidates=self.base.candidates,
+                    agg_value=agg,
+                )
+                row = self._stats(ss, tot, mode, comp, deliver, t2 - t0)
+                stats.supersteps.append(row)
+                ss += 1
+                if show:
+                    show.update(row)
+                if messages == 0 and tot[_C["awake"]] == 0:
+                    break
+                if master is not None:
+                    mc = MasterContext(ss, graph.n, agg, row)
+                    master(mc)
+                    if mc.halted:
+                        stopped_by = "master"
+                        break
+        finally:
+            if show:
+                show.close()
+        stats.total_s = self.setup_s + (time.perf_counter() - t_start)
+        return JobResult(
+            values=self.base.value,
+            supersteps=ss,
+            aggregated=self.base.agg_value,
+            stats=stats,
+            stopped_by=stopped_by,
+        )
+
+    def _reduce_aggregators(self):
+        partial = self.base.agg_partial
+        out = self.agg_identity.copy()
+        for i, name in enumerate(self.program.aggregators):
+            col = partial[:, i]
+            local = {"sum": col.sum(), "min": col.min(), "max": col.max()}[name]
+            out[i] = self.rt.allreduce(np.array([local]), name)[0]
+        return out
+
+    def _deliver(self, pull):
+        k, prog, rt = self.kernels, self.program, self.rt
+        sender_counts = self.base.counters[:, _C["senders"]].copy()
+        edge = (pull, *self._edge_arrays(pull), self.offsets, sender_counts)
+        if prog.combined:
+            return rt.run_parts(k.deliver_combined, lambda p: (self.ctx(p), *edge))
+        counted = rt.run_parts(k.deliver_count, lambda p: (self.ctx(p), *edge))
+        totals = np.array([c for c, _ in counted], dtype=np.int64)
+        bases = np.concatenate([[0], np.cumsum(totals)])
+        msg_val = np.empty((int(bases[-1]), *prog.message_shape), dtype=prog.message_dtype)
+        self.base = self.base._replace(msg_val=msg_val)
+        self.base.msg_ptr[-1] = bases[-1]
+        filled = rt.run_parts(
+            k.deliver_fill, lambda p: (self.ctx(p), int(bases[p]), *edge)
+        )
+        return [(None, a + b) for (_, a), (_, b) in zip(counted, filled, strict=True)]
+
+    def _stats(self, ss, tot, mode, comp, deliver, wall):
+        parts = len(comp)
+        compute_s = sum(t for _, t in comp) / parts
+        comm_s = sum(t for _, t in deliver) / parts if deliver else 0.0
+        local = int(tot[_C["msgs_local"]])
+        remote = int(tot[_C["msgs_remote"]])
+        return SuperstepStats(
+            superstep=ss,
+            active=int(tot[_C["computed"]]),
+            messages_local=local,
+            messages_remote=remote,
+            bytes_local=local * self.msg_bytes,
+            bytes_remote=remote * self.msg_bytes,
+            mode=mode,
+            compute_s=compute_s,
+            communication_s=comm_s,
+            barrier_s=max(wall - compute_s - comm_s, 0.0),
+        )
+
+
+class _Progress:
+    """A live one-line display of the superstep loop (rich, only when asked for)."""
+
+    def __init__(self, total):
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self._p = Progress(
+            TextColumn("superstep {task.completed}"),
+            BarColumn() if total else TextColumn(""),
+            TextColumn("{task.fields[info]}"),
+            TimeElapsedColumn(),
+            transient=True,
+        )
+        self._task = self._p.add_task("bsp", total=total, info="")
+        self._p.start()
+
+    def update(self, row: SuperstepStats):
+        info = f"active {row.active:,}  messages {row.messages:,}  ({row.mode})"
+        self._p.update(self._task, completed=row.superstep + 1, info=info)
+
+    def close(self):
+        self._p.stop()

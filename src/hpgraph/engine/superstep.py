@@ -1,0 +1,292 @@
+"""The compiled superstep: compute, then message delivery, for one part of the vertices.
+
+This file is a template. :mod:`hpgraph.engine.codegen` copies it once per vertex program
+into the kernel cache and binds the placeholders below to the program's functions before
+the first call; numba freezes globals into the machine code, so the user's ``compute``,
+combiner and edge function are inlined into these loops (no Python call per vertex) and
+the result is cached on disk like any ``cache=True`` function.
+
+Delivery never materialises one message per edge when the program has a combiner: a
+broadcast is one value per sender (``outbox``) read along each edge as it is delivered.
+It runs in one of two directions, chosen per superstep by the engine (Ligra, Gemini):
+
+- **push** (sparse frontier): every part walks the senders' out-edges that land in its own
+  range (adjacency lists are sorted, so that slice is two binary searches away);
+- **pull** (dense frontier): every part walks the in-edges of its own vertices and reads
+  the senders' values; with the "any" combiner it stops at the first one (bottom-up BFS).
+
+Both write only to the part's own vertices, so parts run in parallel without atomics.
+Without a combiner, messages are listed per receiver (CSR ``msg_ptr``/``msg_val``) in two
+passes (count, fill).
+"""
+
+import numpy as np
+from numba import njit
+
+from hpgraph.config import NUMBA_FLAGS
+from hpgraph.engine.context import ACTIVE, FINISHED, SEND_EDGES, SEND_NONE
+
+__all__ = [
+    "compute_part",
+    "deliver_combined",
+    "deliver_count",
+    "deliver_fill",
+]
+
+# ---- bound per program by codegen.bind() before the first call --------------------------
+_compute = None  # compute(ctx, v)
+_combine = None  # combine(a, b) -> message
+_edge_message = None  # edge_message(m, weight) -> message
+_EARLY_EXIT = False  # the combiner keeps the first message: pull may stop at it
+
+# counters columns (see context.COUNTERS)
+_COMPUTED, _AWAKE, _SENDERS, _SENDER_EDGES, _LOCAL, _REMOTE, _DIRECT, _CANDIDATES = range(8)
+
+
+@njit(**NUMBA_FLAGS)
+def _slice_in_range(indices, a, b, lo, hi):
+    """Positions [k0, k1) of the sorted row indices[a:b] whose targets lie in [lo, hi)."""
+    row = indices[a:b]
+    return a + np.searchsorted(row, lo), a + np.searchsorted(row, hi)
+
+
+@njit(**NUMBA_FLAGS)
+def _visit(ctx, v, awake):
+    """Run compute on v if it is awake or has mail; returns the new awake count."""
+    s = ctx.state[v]
+    if s == FINISHED or (s != ACTIVE and ctx.has_msg[v] == 0):
+        return awake, 0
+    ctx.state[v] = ACTIVE
+    _compute(ctx, v)
+    ctx.has_msg[v] = 0
+    if ctx.state[v] == ACTIVE:
+        ctx.next_candidates[ctx.lo + awake] = v
+        awake += 1
+    return awake, 1
+
+
+@njit(**NUMBA_FLAGS)
+def compute_part(ctx, force_dense):
+    """Compute phase of one part. Returns nothing; results are in ctx.counters[part]."""
+    part, lo, hi = ctx.part, ctx.lo, ctx.hi
+    c = ctx.counters
+    # Last superstep's broadcasts have been delivered by every part: forget ours.
+    nsent = c[part, _SENDERS]
+    if nsent > (hi - lo) // 8:
+        ctx.sending[lo:hi] = SEND_NONE
+    else:
+        for i in range(lo, lo + nsent):
+            ctx.sending[ctx.senders[i]] = SEND_NONE
+    ctx.direct_dst[part].clear()
+    ctx.direct_val[part].clear()
+    ncand = c[part, _CANDIDATES]
+    c[part, :] = 0
+
+    computed = 0
+    awake = 0
+    if force_dense or ncand > (hi - lo) // 16:
+        for v in range(lo, hi):
+            awake, did = _visit(ctx, v, awake)
+            computed += did
+    else:  # sparse: only the vertices left awake or sent mail last superstep
+        for i in range(lo, lo + ncand):
+            awake, did = _visit(ctx, ctx.candidates[i], awake)
+            computed += did
+
+    # Message accounting, per sender: its edges into this part are local.
+    nsent = c[part, _SENDERS]
+    edges = 0
+    local = 0
+    for i in range(lo, lo + nsent):
+        u = ctx.senders[i]
+        a = ctx.indptr[u]
+        b = ctx.indptr[u + 1]
+        edges += b - a
+        k0, k1 = _slice_in_range(ctx.indices, a, b, lo, hi)
+        local += k1 - k0
+    ndirect = len(ctx.direct_dst[part])
+    direct_local = 0
+    for d in ctx.direct_dst[part]:
+        if lo <= d < hi:
+            direct_local += 1
+    c[part, _COMPUTED] = computed
+    c[part, _AWAKE] = awake
+    c[part, _SENDER_EDGES] = edges
+    c[part, _LOCAL] = local + direct_local
+    c[part, _REMOTE] = (edges - local) + (ndirect - direct_local)
+    c[part, _DIRECT] = ndirect
+    c[part, _CANDIDATES] = awake
+
+
+@njit(**NUMBA_FLAGS)
+def _edge_value(ctx, kind, m, k, weighted):
+    if kind == SEND_EDGES:
+        return _edge_message(m, ctx.weights[k] if weighted else 1.0)
+    return m
+
+
+@njit(**NUMBA_FLAGS)
+def _receive(ctx, d, m, ncand):
+    """Combine m into d's inbox; a halted receiver joins the next candidates."""
+    if ctx.has_msg[d] != 0:
+        if not _EARLY_EXIT:
+            ctx.inbox[d] = _combine(ctx.inbox[d], m)
+        return ncand
+    ctx.inbox[d] = m
+    ctx.has_msg[d] = 1
+    if ctx.state[d] != ACTIVE:
+        ctx.next_candidates[ctx.lo + ncand] = d
+        ncand += 1
+    return ncand
+
+
+@njit(**NUMBA_FLAGS)
+def deliver_combined(ctx, pull, in_indptr, in_indices, in_weights, offsets, sender_counts):
+    """Deliver every part's messages addressed to this part, combining per receiver."""
+    part, lo, hi = ctx.part, ctx.lo, ctx.hi
+    ncand = ctx.counters[part, _CANDIDATES]
+    if pull:
+        weighted = in_weights.shape[0] > 0
+        for d in range(lo, hi):
+            if ctx.state[d] == FINISHED:
+                continue
+            got = False
+            acc = ctx.inbox[d]
+            for k in range(in_indptr[d], in_indptr[d + 1]):
+                u = in_indices[k]
+                kind = ctx.sending[u]
+                if kind == SEND_NONE:
+                    continue
+                m = ctx.outbox[u]
+                if kind == SEND_EDGES:
+                    m = _edge_message(m, in_weights[k] if weighted else 1.0)
+                if got:
+                    acc = _combine(acc, m)
+                else:
+                    acc = m
+                    got = True
+                    if _EARLY_EXIT:
+                        break
+            if got:
+                ncand = _receive(ctx, d, acc, ncand)
+    else:
+        weighted = ctx.weights.shape[0] > 0
+        whole = lo == 0 and hi == ctx.num_vertices
+        for p in range(offsets.shape[0] - 1):
+            for i in range(offsets[p], offsets[p] + sender_counts[p]):
+                u = ctx.senders[i]
+                kind = ctx.sending[u]
+                mu = ctx.outbox[u]
+                a = ctx.indptr[u]
+                b = ctx.indptr[u + 1]
+                if whole:
+                    k0, k1 = a, b
+                else:
+                    k0, k1 = _slice_in_range(ctx.indices, a, b, lo, hi)
+                for k in range(k0, k1):
+                    d = ctx.indices[k]
+                    if ctx.state[d] == FINISHED:
+                        continue
+                    ncand = _receive(ctx, d, _edge_value(ctx, kind, mu, k, weighted), ncand)
+    for p in range(len(ctx.direct_dst)):
+        dsts = ctx.direct_dst[p]
+        vals = ctx.direct_val[p]
+        for j in range(len(dsts)):
+            d = dsts[j]
+            if lo <= d < hi and ctx.state[d] != FINISHED:
+                ncand = _receive(ctx, d, vals[j], ncand)
+    ctx.counters[part, _CANDIDATES] = ncand
+
+
+# ---------------------------------------------------------------- listed messages
+# Pass 1 counts each receiver's messages into msg_ptr[d]; the engine turns the counts
+# into offsets (prefix sums across parts); pass 2 walks the same edges in the same order
+# and writes the values.
+
+
+@njit(**NUMBA_FLAGS)
+def _walk(ctx, fill, cursor, pull, in_indptr, in_indices, in_weights, offsets, sender_counts):
+    lo, hi = ctx.lo, ctx.hi
+    if pull:
+        weighted = in_weights.shape[0] > 0
+        for d in range(lo, hi):
+            if ctx.state[d] == FINISHED:
+                continue
+            for k in range(in_indptr[d], in_indptr[d + 1]):
+                u = in_indices[k]
+                kind = ctx.sending[u]
+                if kind == SEND_NONE:
+                    continue
+                if fill:
+                    m = ctx.outbox[u]
+                    if kind == SEND_EDGES:
+                        m = _edge_message(m, in_weights[k] if weighted else 1.0)
+                    ctx.msg_val[cursor[d - lo]] = m
+                    cursor[d - lo] += 1
+                else:
+                    ctx.msg_ptr[d] += 1
+    else:
+        weighted = ctx.weights.shape[0] > 0
+        for p in range(offsets.shape[0] - 1):
+            for i in range(offsets[p], offsets[p] + sender_counts[p]):
+                u = ctx.senders[i]
+                kind = ctx.sending[u]
+                k0, k1 = _slice_in_range(ctx.indices, ctx.indptr[u], ctx.indptr[u + 1], lo, hi)
+                for k in range(k0, k1):
+                    d = ctx.indices[k]
+                    if ctx.state[d] == FINISHED:
+                        continue
+                    if fill:
+                        ctx.msg_val[cursor[d - lo]] = _edge_value(
+                            ctx, kind, ctx.outbox[u], k, weighted
+                        )
+                        cursor[d - lo] += 1
+                    else:
+                        ctx.msg_ptr[d] += 1
+    for p in range(len(ctx.direct_dst)):
+        dsts = ctx.direct_dst[p]
+        vals = ctx.direct_val[p]
+        for j in range(len(dsts)):
+            d = dsts[j]
+            if lo <= d < hi and ctx.state[d] != FINISHED:
+                if fill:
+                    ctx.msg_val[cursor[d - lo]] = vals[j]
+                    cursor[d - lo] += 1
+                else:
+                    ctx.msg_ptr[d] += 1
+
+
+@njit(**NUMBA_FLAGS)
+def deliver_count(ctx, pull, in_indptr, in_indices, in_weights, offsets, sender_counts):
+    """Pass 1: msg_ptr[d] = messages for d (own range only); returns this part's total."""
+    lo, hi = ctx.lo, ctx.hi
+    ctx.msg_ptr[lo:hi] = 0
+    dummy = np.empty(0, dtype=np.int64)
+    _walk(ctx, False, dummy, pull, in_indptr, in_indices, in_weights, offsets, sender_counts)
+    total = 0
+    ncand = ctx.counters[ctx.part, _CANDIDATES]
+    for d in range(lo, hi):
+        cnt = ctx.msg_ptr[d]
+        total += cnt
+        if cnt > 0:
+            ctx.has_msg[d] = 1
+            if ctx.state[d] != ACTIVE:
+                ctx.next_candidates[lo + ncand] = d
+                ncand += 1
+    ctx.counters[ctx.part, _CANDIDATES] = ncand
+    return total
+
+
+@njit(**NUMBA_FLAGS)
+def deliver_fill(ctx, base, pull, in_indptr, in_indices, in_weights, offsets, sender_counts):
+    """Pass 2: counts become offsets starting at ``base``; write the messages. (The
+    engine sets msg_ptr[n]; each part writes only msg_ptr[lo:hi], so parts never race.)"""
+    lo, hi = ctx.lo, ctx.hi
+    cursor = np.empty(hi - lo, dtype=np.int64)
+    pos = base
+    for d in range(lo, hi):
+        cnt = ctx.msg_ptr[d]
+        ctx.msg_ptr[d] = pos
+        cursor[d - lo] = pos
+        pos += cnt
+    _walk(ctx, True, cursor, pull, in_indptr, in_indices, in_weights, offsets, sender_counts)

@@ -1,0 +1,17 @@
+"""Runtimes: how the parts of a BSP job run and talk (see :mod:`hpgraph.runtimes.base`)."""
+
+from hpgraph.runtimes.base import Runtime
+from hpgraph.runtimes.local import LocalRuntime
+
+__all__ = ["Runtime", "LocalRuntime", "get_runtime"]
+
+
+def get_runtime(runtime=None, threads=None) -> Runtime:
+    """A runtime from a name (``"local"``), an instance, or the default (local)."""
+    from hpgraph.errors import InvalidArgumentError
+
+    if isinstance(runtime, Runtime):
+        return runtime
+    if runtime in (None, "local"):
+        return LocalRuntime(threads)
+    raise InvalidArgumentError(f"unknown runtime {runtime!r}; available: 'local'")

@@ -1,0 +1,72 @@
+"""The runtime interface: how a BSP job's parts run, exchange data and synchronise.
+
+The engine (:mod:`hpgraph.engine.job`) and the peer-level BSP API are written against this
+interface only; an algorithm or user program never sees which runtime runs it. A runtime
+owns *parts* (a contiguous range of vertices each, :class:`~hpgraph.graph.Partition`) and
+provides:
+
+- ``partition(graph)``: the parts of this job, over all processes;
+- ``local_parts``: the parts this process executes (all of them for the local runtime;
+  a rank's own parts under MPI);
+- ``run_parts(fn, args_of_part)``: run ``fn(*args_of_part(p))`` for every local part
+  concurrently and return when all are done (the intra-process barrier), with each
+  part's busy time;
+- ``allreduce(array, op)``: combine an array over processes (identity in one process);
+- ``exchange(job_state, pull)``: make the superstep's sent messages (broadcast values of
+  senders, direct sends) visible to the processes that deliver them. Shared memory needs
+  nothing; MPI moves only combined values, one per (receiver, sending rank).
+
+Adding a runtime means implementing these five; kernels are shared by all of them.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+__all__ = ["Runtime"]
+
+
+class Runtime(ABC):
+    name: str = "abstract"
+
+    @property
+    @abstractmethod
+    def num_parts(self) -> int:
+        """Parts of a job, over all processes."""
+
+    @property
+    @abstractmethod
+    def local_parts(self) -> Sequence[int]:
+        """Parts executed by this process."""
+
+    @abstractmethod
+    def partition(self, graph):
+        """The job's :class:`~hpgraph.graph.Partition` of ``graph``'s vertices."""
+
+    @abstractmethod
+    def run_parts(self, fn: Callable, args_of_part: Callable[[int], tuple]) -> list[tuple]:
+        """Run ``fn`` on every local part at once; returns ``[(result, seconds), ...]``."""
+
+    def allreduce(self, array: np.ndarray, op: str = "sum") -> np.ndarray:
+        """Reduce ``array`` over processes (one process: itself)."""
+        return array
+
+    def exchange(self, job_state, pull: bool) -> None:  # noqa: B027 - optional hook
+        """Move this superstep's messages between processes (shared memory: nothing)."""
+
+    @property
+    def is_root(self) -> bool:
+        """Whether this process reports (prints, writes gathered output)."""
+        return True
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release threads, communicators."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
