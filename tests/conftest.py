@@ -1,0 +1,88 @@
+"""Shared fixtures: seeded graphs of awkward shapes, converted to NetworkX for reference.
+
+Every random input is seeded; the seed is in the test id so a failure replays.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from hpgraph.graph import Graph
+
+SEED = int(os.environ.get("HPGRAPH_TEST_SEED", "20261122"))
+
+
+def pytest_report_header(config):
+    return f"hpgraph test seed: {SEED} (set HPGRAPH_TEST_SEED to replay another)"
+
+
+def _random_edges(rng, n, m, loops=True):
+    src = rng.integers(0, n, m)
+    dst = rng.integers(0, n, m)
+    if not loops:
+        keep = src != dst
+        src, dst = src[keep], dst[keep]
+    return src, dst
+
+
+def make_shape(shape: str, directed: bool, weighted: bool, seed: int = SEED) -> Graph:
+    """Small graphs that catch the usual mistakes."""
+    rng = np.random.default_rng(seed)
+    if shape == "empty":
+        n, src, dst = 0, np.zeros(0, np.int64), np.zeros(0, np.int64)
+    elif shape == "single":
+        n, src, dst = 1, np.zeros(0, np.int64), np.zeros(0, np.int64)
+    elif shape == "single_loop":
+        n, src, dst = 1, np.array([0]), np.array([0])
+    elif shape == "path":
+        n = 12
+        src, dst = np.arange(n - 1), np.arange(1, n)
+    elif shape == "star_isolated":  # a star plus isolated vertices
+        n = 15
+        src, dst = np.zeros(8, np.int64), np.arange(1, 9)
+    elif shape == "multi_loops":  # duplicates and self-loops
+        n = 30
+        src, dst = _random_edges(rng, n, 90)
+        src = np.concatenate([src, src[:20], np.arange(5)])
+        dst = np.concatenate([dst, dst[:20], np.arange(5)])
+    elif shape == "components":  # many small components and isolated vertices
+        n = 200
+        blocks = rng.integers(0, 25, n)
+        src, dst = _random_edges(rng, n, 600)
+        keep = blocks[src] == blocks[dst]
+        src, dst = src[keep], dst[keep]
+    elif shape == "random":
+        n = 400
+        src, dst = _random_edges(rng, n, 1600)
+    elif shape == "dense":
+        n = 60
+        src, dst = _random_edges(rng, n, 1500)
+    else:
+        raise ValueError(shape)
+    w = rng.random(src.shape[0]) + 0.05 if weighted else None
+    return Graph.from_edges(src, dst, w, n=n, directed=directed, name=shape)
+
+
+SHAPES = ["empty", "single", "single_loop", "path", "star_isolated", "multi_loops",
+          "components", "random", "dense"]
+
+
+def to_networkx(g: Graph):
+    import networkx as nx
+
+    G = nx.MultiDiGraph() if g.directed else nx.MultiGraph()
+    G.add_nodes_from(range(g.n))
+    src, dst, w = g.edges()
+    keep = np.ones(src.shape[0], bool) if g.directed else src <= dst
+    src, dst = src[keep].tolist(), dst[keep].tolist()
+    ws = [1.0] * len(src) if w is None else w[keep].tolist()
+    G.add_weighted_edges_from(zip(src, dst, ws, strict=True))
+    return G
+
+
+@pytest.fixture(params=[1, 2, 3], ids=lambda t: f"threads{t}")
+def threads(request):
+    return request.param
