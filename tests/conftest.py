@@ -66,8 +66,17 @@ def make_shape(shape: str, directed: bool, weighted: bool, seed: int = SEED) -> 
     return Graph.from_edges(src, dst, w, n=n, directed=directed, name=shape)
 
 
-SHAPES = ["empty", "single", "single_loop", "path", "star_isolated", "multi_loops",
-          "components", "random", "dense"]
+SHAPES = [
+    "empty",
+    "single",
+    "single_loop",
+    "path",
+    "star_isolated",
+    "multi_loops",
+    "components",
+    "random",
+    "dense",
+]
 
 
 def to_networkx(g: Graph):

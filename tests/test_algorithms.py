@@ -8,8 +8,8 @@ import math
 import networkx as nx
 import numpy as np
 import pytest
-from conftest import SEED, SHAPES, make_shape, to_networkx
 
+from conftest import SEED, SHAPES, make_shape, to_networkx
 from hpgraph.algorithms import (
     bfs,
     pagerank,
@@ -24,8 +24,12 @@ from hpgraph.errors import InvalidArgumentError, InvalidGraphError, Verification
 from hpgraph.graph import Graph
 
 CASES = [
-    pytest.param(shape, directed, weighted, id=f"{shape}-{'dir' if directed else 'und'}"
-                 f"{'-w' if weighted else ''}-seed{SEED}")
+    pytest.param(
+        shape,
+        directed,
+        weighted,
+        id=f"{shape}-{'dir' if directed else 'und'}{'-w' if weighted else ''}-seed{SEED}",
+    )
     for shape in SHAPES
     for directed in (True, False)
     for weighted in (False, True)
@@ -103,7 +107,10 @@ def test_results_are_reported_in_user_ids():
     np.testing.assert_array_equal(out["vertex"], ids)
     assert r.to_dict("depth") == {100: 1, 7: 0, 42: 1, 9: 2}
     assert dict(zip(out["vertex"].tolist(), out["parent"].tolist(), strict=True)) == {
-        100: 7, 7: 7, 42: 7, 9: 42,
+        100: 7,
+        7: 7,
+        42: 7,
+        9: 42,
     }
     assert set(wcc(g).output_columns()["component"].tolist()) == {100}
 

@@ -1,7 +1,8 @@
 """PageRank. Given a graph, returns every vertex's rank after a fixed number of
 iterations, LDBC Graphalytics definition: PR_0 = 1/n and
 
-    PR_i(v) = (1 - d)/n + d * sum_{u -> v} PR_{i-1}(u) / outdeg(u) + d/n * sum_{w dangling} PR_{i-1}(w)
+    PR_i(v) = (1 - d)/n + d * sum_{u -> v} PR_{i-1}(u) / outdeg(u)
+              + d/n * sum_{w dangling} PR_{i-1}(w)
 
 (multi-edges count with multiplicity, as in NetworkX). With ``tolerance`` it stops early
 once the L1 change of an iteration drops below it.

@@ -79,9 +79,7 @@ def verify_bfs(graph, source, result):
     reached = depth >= 0
     if depth[s] != 0:
         _fail("bfs: the source's depth is not 0", graph, s)
-    _check_tree(
-        graph, s, depth, parent, reached, lambda p, c: depth[c] == depth[p] + 1, "bfs"
-    )
+    _check_tree(graph, s, depth, parent, reached, lambda p, c: depth[c] == depth[p] + 1, "bfs")
     src, dst, _ = _edge_list(graph)
     from_reached = reached[src]
     bad = from_reached & (~reached[dst] | (depth[dst] > depth[src] + 1))

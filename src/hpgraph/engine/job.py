@@ -112,9 +112,7 @@ def run(
     own_runtime = runtime is None or isinstance(runtime, str)
     rt = get_runtime(runtime, threads)
     try:
-        return _Job(program, graph, rt, value, param_values).loop(
-            max_supersteps, master, progress
-        )
+        return _Job(program, graph, rt, value, param_values).loop(max_supersteps, master, progress)
     finally:
         if own_runtime:
             rt.close()
@@ -204,7 +202,7 @@ class _Job:
 
     # ------------------------------------------------------------------ the loop
     def loop(self, max_supersteps, master, progress):
-        rt, k, prog, graph = self.rt, self.kernels, self.program, self.graph
+        rt, k, graph = self.rt, self.kernels, self.graph
         parts = self.partition.parts
         stats = JobStats(runtime=rt.name, parts=parts, setup_s=self.setup_s)
         counters = self.base.counters
@@ -221,7 +219,7 @@ class _Job:
                 t0 = time.perf_counter()
                 self.base = self.base._replace(superstep=ss)
                 self.base.agg_partial[:] = self.agg_identity
-                comp = rt.run_parts(k.compute_part, lambda p: (self.ctx(p), ss == 0))
+                comp = rt.run_parts(k.compute_part, lambda p, first=(ss == 0): (self.ctx(p), first))
 
                 tot = rt.allreduce(counters.sum(axis=0))
                 agg = self._reduce_aggregators()
@@ -286,9 +284,7 @@ class _Job:
         msg_val = np.empty((int(bases[-1]), *prog.message_shape), dtype=prog.message_dtype)
         self.base = self.base._replace(msg_val=msg_val)
         self.base.msg_ptr[-1] = bases[-1]
-        filled = rt.run_parts(
-            k.deliver_fill, lambda p: (self.ctx(p), int(bases[p]), *edge)
-        )
+        filled = rt.run_parts(k.deliver_fill, lambda p: (self.ctx(p), int(bases[p]), *edge))
         return [(None, a + b) for (_, a), (_, b) in zip(counted, filled, strict=True)]
 
     def _stats(self, ss, tot, mode, comp, deliver, wall):

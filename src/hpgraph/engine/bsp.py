@@ -1,0 +1,185 @@
+"""The peer-level BSP API (Apache Hama's ``bsp(peer)``), for algorithms that do not fit
+the vertex model.
+
+A program is a function ``program(peer, *args)`` run once per peer, all peers at once. It
+computes on its own data, ``peer.send(other, payload)``, and calls ``peer.sync()``: the
+barrier that ends a superstep, after which ``peer.messages()`` holds what the others sent
+it. Payloads are delivered by reference on the local runtime (send numpy arrays and do
+not modify them after sending). Heavy loops belong in numba functions the program calls.
+
+If one peer raises, the barrier is broken so every other peer stops too, and
+:func:`run_bsp` raises :class:`~hpgraph.errors.RuntimeErrorInJob` naming the failing peer.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+
+from hpgraph.engine.stats import JobStats, SuperstepStats
+from hpgraph.errors import InvalidArgumentError, RuntimeErrorInJob
+from hpgraph.runtimes.local import LocalRuntime
+
+__all__ = ["Peer", "run_bsp", "BSPResult"]
+
+
+class _Stopped(RuntimeErrorInJob):
+    """Raised in a peer whose barrier was broken by another peer's failure."""
+
+
+def _nbytes(payload) -> int:
+    return int(getattr(payload, "nbytes", 0))
+
+
+class _LocalExchange:
+    """Mailboxes in shared memory, double-buffered by superstep parity so one barrier
+    per superstep suffices: what is sent in superstep s is read right after barrier s,
+    before any peer can write the same buffer again in s + 2."""
+
+    def __init__(self, peers):
+        self.peers = peers
+        self.barrier = threading.Barrier(peers)
+        self.boxes = [[[[] for _ in range(peers)] for _ in range(peers)] for _ in range(2)]
+        self.failure = None
+
+    def post(self, parity, src, dst, payload):
+        self.boxes[parity][src][dst].append(payload)
+
+    def collect(self, parity, dst):
+        out = []
+        for src in range(self.peers):
+            box = self.boxes[parity][src][dst]
+            out.extend((src, p) for p in box)
+            box.clear()
+        return out
+
+
+class Peer:
+    """One BSP task's view of the job (Hama's ``BSPPeer``)."""
+
+    def __init__(self, pid, exchange):
+        self.pid = pid
+        self.num_peers = exchange.peers
+        self.superstep = 0
+        self._x = exchange
+        self._inbox = []
+        self._sent = 0
+        self._sent_bytes = 0
+        self._sent_remote = 0
+        self._remote_bytes = 0
+        self._t_mark = time.perf_counter()
+        self.stats: list[SuperstepStats] = []
+
+    def send(self, peer: int, payload) -> None:
+        """Queue ``payload`` for ``peer``; it arrives after the next ``sync()``."""
+        if not 0 <= peer < self.num_peers:
+            raise InvalidArgumentError(f"peer {peer} out of range 0..{self.num_peers - 1}")
+        self._x.post(self.superstep % 2, self.pid, peer, payload)
+        b = _nbytes(payload)
+        if peer == self.pid:
+            self._sent += 1
+            self._sent_bytes += b
+        else:
+            self._sent_remote += 1
+            self._remote_bytes += b
+
+    def sync(self) -> None:
+        """End the superstep: wait for every peer, then receive what was sent to us."""
+        t0 = time.perf_counter()
+        try:
+            self._x.barrier.wait()
+        except threading.BrokenBarrierError:
+            raise _Stopped("another peer failed; this peer stopped") from None
+        t1 = time.perf_counter()
+        self._inbox = self._x.collect(self.superstep % 2, self.pid)
+        t2 = time.perf_counter()
+        self.stats.append(
+            SuperstepStats(
+                superstep=self.superstep,
+                active=1,
+                messages_local=self._sent,
+                messages_remote=self._sent_remote,
+                bytes_local=self._sent_bytes,
+                bytes_remote=self._remote_bytes,
+                mode="-",
+                compute_s=t0 - self._t_mark,
+                communication_s=t2 - t1,
+                barrier_s=t1 - t0,
+            )
+        )
+        self._sent = self._sent_bytes = self._sent_remote = self._remote_bytes = 0
+        self.superstep += 1
+        self._t_mark = time.perf_counter()
+
+    def messages(self) -> list:
+        """``[(sender, payload), ...]`` received at the last ``sync()``."""
+        return self._inbox
+
+
+@dataclass
+class BSPResult:
+    results: list  #: what each peer's program returned, by peer id
+    stats: JobStats  #: per superstep, summed over peers (times: mean over peers)
+
+
+def _merge(per_peer, runtime_name):
+    stats = JobStats(runtime=runtime_name, parts=len(per_peer))
+    steps = min((len(s) for s in per_peer), default=0)
+    k = max(len(per_peer), 1)
+    for i in range(steps):
+        rows = [s[i] for s in per_peer]
+        stats.supersteps.append(
+            SuperstepStats(
+                superstep=i,
+                active=len(rows),
+                messages_local=sum(r.messages_local for r in rows),
+                messages_remote=sum(r.messages_remote for r in rows),
+                bytes_local=sum(r.bytes_local for r in rows),
+                bytes_remote=sum(r.bytes_remote for r in rows),
+                mode="-",
+                compute_s=sum(r.compute_s for r in rows) / k,
+                communication_s=sum(r.communication_s for r in rows) / k,
+                barrier_s=sum(r.barrier_s for r in rows) / k,
+            )
+        )
+    return stats
+
+
+def run_bsp(program, *, peers: int | None = None, args=(), runtime=None) -> BSPResult:
+    """Run ``program(peer, *args)`` on ``peers`` peers (local runtime: one thread each)."""
+    if runtime is not None and not isinstance(runtime, LocalRuntime):
+        raise InvalidArgumentError(f"run_bsp does not support runtime {runtime!r} yet")
+    rt = runtime or LocalRuntime(peers)
+    own = runtime is None
+    n = rt.num_parts
+    exchange = _LocalExchange(n)
+    peer_objs = [Peer(p, exchange) for p in range(n)]
+    failures = {}
+
+    def body(p):
+        try:
+            return program(peer_objs[p], *args)
+        except BaseException as exc:  # stop the others at their next barrier
+            if not isinstance(exc, _Stopped):
+                failures[p] = exc
+            exchange.barrier.abort()
+            raise
+
+    t0 = time.perf_counter()
+    try:
+        results = []
+        try:
+            results = [r for r, _ in rt.run_parts(body, lambda p: (p,))]
+        except BaseException:
+            first = min(failures) if failures else None
+            if first is None:
+                raise
+            exc = failures[first]
+            raise RuntimeErrorInJob(f"peer {first} failed: {type(exc).__name__}: {exc}") from exc
+    finally:
+        if own:
+            rt.close()
+    stats = _merge([p.stats for p in peer_objs], rt.name)
+    stats.total_s = time.perf_counter() - t0
+    return BSPResult(results=results, stats=stats)
