@@ -1,0 +1,99 @@
+"""Turn two columns of user vertex ids into dense internal ids ``0..n-1``.
+
+Integer ids stay integers: when they are exactly ``0..n-1`` (all present) the graph keeps
+``ids=None``; otherwise the distinct ids, sorted ascending, become ``ids`` (int64) and each
+endpoint is replaced by its rank. Any other ids are strings, sorted the same way (by code
+point) into an object array. Sorting makes the internal numbering independent of the edge
+order, so every reader gives the same graph for the same edges.
+
+Memory: integer ids spanning a range no wider than a few times the edge count use a
+presence bitmap and a lookup table over that range (O(m + range), no sort); wider ranges
+(e.g. 64-bit hashes) use ``np.unique`` (a sort of the 2m endpoints). String ids use
+arrow's hash-based ``unique``/``index_in``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hpgraph.graph.csr import index_dtype
+
+__all__ = ["dense_ids", "is_int_type", "is_string_type"]
+
+
+def is_int_type(t: pa.DataType) -> bool:
+    return pa.types.is_integer(t)
+
+
+def is_string_type(t: pa.DataType) -> bool:
+    return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
+def dense_ids(src, dst):
+    """``(src, dst, ids, n)``: internal-id arrays (narrowest index dtype), the ``ids``
+    for :class:`~hpgraph.graph.csr.Graph` and the vertex count. ``src``/``dst`` are arrow
+    (chunked) arrays of one integer or one string type."""
+    if is_int_type(src.type):
+        return _dense_int(_to_int64(src), _to_int64(dst))
+    return _dense_str(src, dst)
+
+
+def _to_int64(col) -> np.ndarray:
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+    return np.asarray(col.cast(pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+def _dense_int(src: np.ndarray, dst: np.ndarray):
+    m = src.shape[0]
+    if m == 0:
+        return src.astype(np.int32), dst.astype(np.int32), None, 0
+    lo = int(min(src.min(), dst.min()))
+    hi = int(max(src.max(), dst.max()))
+    span = hi - lo + 1
+    if span <= 4 * m + 1024:
+        if lo != 0:
+            src = src - lo
+            dst = dst - lo
+        present = np.zeros(span, dtype=np.bool_)
+        present[src] = True
+        present[dst] = True
+        if lo == 0 and present.all():
+            idt = index_dtype(span)
+            return src.astype(idt), dst.astype(idt), None, span
+        lut = np.cumsum(present, dtype=index_dtype(span))
+        lut -= 1
+        n = int(lut[-1]) + 1
+        ids = np.flatnonzero(present).astype(np.int64) + lo
+        return lut[src], lut[dst], ids, n
+    ids, inverse = np.unique(np.concatenate([src, dst]), return_inverse=True)
+    n = ids.shape[0]
+    inverse = inverse.astype(index_dtype(n))
+    return inverse[:m], inverse[m:], ids.astype(np.int64), n
+
+
+def _dense_str(src, dst):
+    src = src.cast(pa.large_string())
+    dst = dst.cast(pa.large_string())
+    both = pa.chunked_array(_chunks(src) + _chunks(dst), type=pa.large_string())
+    uniq = pc.unique(both)
+    uniq = uniq.take(pc.sort_indices(uniq))
+    n = len(uniq)
+    idt = index_dtype(n)
+    s = _index_in(src, uniq, idt)
+    d = _index_in(dst, uniq, idt)
+    ids = np.asarray(uniq.to_numpy(zero_copy_only=False), dtype=object)
+    return s, d, ids, n
+
+
+def _chunks(col):
+    return list(col.chunks) if isinstance(col, pa.ChunkedArray) else [col]
+
+
+def _index_in(col, values, idt) -> np.ndarray:
+    idx = pc.index_in(col, value_set=values)
+    if isinstance(idx, pa.ChunkedArray):
+        idx = idx.combine_chunks()
+    return idx.to_numpy(zero_copy_only=False).astype(idt, copy=False)

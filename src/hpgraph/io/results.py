@@ -1,0 +1,90 @@
+"""Writing per-vertex results (:class:`~hpgraph.result.VertexResult`) to CSV or Parquet.
+
+CSV: a header row, ``vertex`` first, then the algorithm's columns; floats in shortest
+round-trip form (``float(text)`` gives the same double back), infinity as ``inf``; strings
+are quoted only when some value needs it (a comma, quote or line break). A name ending in
+``.gz`` is compressed. Parquet: the same columns, typed. Id-valued columns are written as
+user ids (``result.output_columns()``).
+
+Writes are atomic: the output goes to a temporary file in the target's folder that
+replaces the target only when complete; on any error it is removed and an existing
+target is left untouched. Memory: one arrow copy of the columns.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pcsv
+import pyarrow.parquet as pq
+
+from hpgraph.errors import InvalidArgumentError
+from hpgraph.io._atomic import atomic_output
+
+__all__ = ["write_result", "RESULT_FORMATS"]
+
+RESULT_FORMATS = ("csv", "parquet")
+_EXTENSIONS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+
+
+def write_result(result, path, format: str | None = None) -> None:
+    """Write ``result.output_columns()`` to ``path`` as CSV or Parquet (by extension, or
+    ``format``). Raises InvalidArgumentError for an unknown format or a column that cannot
+    be converted; nothing is left at ``path`` then."""
+    name = Path(path).name.lower()
+    gz = name.endswith(".gz")
+    if format is None:
+        format = _EXTENSIONS.get(Path(name[:-3] if gz else name).suffix)
+        if format is None:
+            raise InvalidArgumentError(
+                f"cannot tell the result format of {str(path)!r} from its extension; "
+                "use .csv, .csv.gz or .parquet, or pass format='csv' or 'parquet'"
+            )
+    if format not in RESULT_FORMATS:
+        raise InvalidArgumentError(f"unknown result format {format!r}; expected csv or parquet")
+    columns = result.output_columns()
+    with atomic_output(path) as tmp:
+        table = _to_table(columns)
+        if format == "parquet":
+            pq.write_table(table, tmp)
+        else:
+            options = pcsv.WriteOptions(include_header=False, quoting_style=_quoting(table))
+            with pa.output_stream(tmp, compression="gzip" if gz else None) as out:
+                # the header by hand: pyarrow < 19 quotes every column name
+                out.write((",".join(map(_field, table.column_names)) + "\n").encode())
+                pcsv.write_csv(table, out, options)
+
+
+def _to_table(columns: dict) -> pa.Table:
+    arrays = {}
+    for name, col in columns.items():
+        a = np.asarray(col)
+        try:
+            if a.dtype == object or a.dtype.kind in "US":
+                arrays[name] = pa.array(a, type=pa.string())
+            else:
+                arrays[name] = pa.array(a)
+        except (pa.ArrowException, TypeError, ValueError) as e:
+            raise InvalidArgumentError(
+                f"result column {name!r} (dtype {a.dtype}) cannot be written: {e}"
+            ) from e
+    return pa.table(arrays)
+
+
+def _field(text: str) -> str:
+    if any(c in text for c in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _quoting(table: pa.Table) -> str:
+    for col in table.columns:
+        if (
+            pa.types.is_string(col.type)
+            and pc.any(pc.match_substring_regex(col, r'[,"\r\n]')).as_py()
+        ):
+            return "needed"
+    return "none"
