@@ -1,0 +1,140 @@
+"""The benchmark harness: helpers, and a tiny run of the peer side (peers must agree)."""
+
+import numpy as np
+import pytest
+
+from hpgraph.bench import harness, parse_graph_spec, run_bench
+from hpgraph.bench._convert import (
+    canonical_components,
+    dedup_csr,
+    depth_from_parents,
+    traversed_edges,
+)
+from hpgraph.errors import InvalidArgumentError
+from hpgraph.generators import kronecker, path_graph
+from hpgraph.graph import Graph
+
+
+def test_parse_graph_spec():
+    assert parse_graph_spec("kronecker:16") == {"kind": "kronecker", "scale": 16, "edge_factor": 16}
+    assert parse_graph_spec("kron:10:8")["edge_factor"] == 8
+    assert parse_graph_spec("uniform:1M:16M") == {"kind": "uniform", "n": 10**6, "m": 16 * 10**6}
+    assert parse_graph_spec("urand:2^10:100_000")["n"] == 1024
+    assert parse_graph_spec("file:/x/y.el") == {"kind": "file", "path": "/x/y.el"}
+    for bad in ("kronecker", "uniform:10", "grid:3:3", "kron:x"):
+        with pytest.raises(InvalidArgumentError):
+            parse_graph_spec(bad)
+
+
+def test_dedup_and_traversed_edges():
+    # 0-1 twice, 1-2, a self-loop on 2, vertex 3 isolated
+    g = Graph.from_edges([0, 0, 1, 2], [1, 1, 2, 2], [3.0, 1.0, 2.0, 5.0], n=4, directed=False)
+    ip, ix, cnt = dedup_csr(g, weighted=False)
+    assert ip.tolist() == [0, 1, 3, 5, 5] and ix.tolist() == [1, 0, 2, 1, 2]
+    assert cnt.tolist() == [2, 2, 1, 1, 1]
+    _, _, w = dedup_csr(g, weighted=True)
+    assert w.tolist() == [1.0, 1.0, 2.0, 2.0, 5.0]
+    reached = np.array([True, True, True, False])
+    assert traversed_edges(g, reached) == 4  # every input edge once
+    assert traversed_edges(g, np.array([False, False, False, True])) == 0
+
+
+def test_depth_from_parents_and_components():
+    parent = np.array([0, 0, 1, 2, 3, -9999])  # a path 0-1-2-3-4, vertex 5 unreached
+    reached = np.array([True] * 5 + [False])
+    assert depth_from_parents(parent, reached, 0).tolist() == [0, 1, 2, 3, 4, -1]
+    assert depth_from_parents(np.array([1, 1, 1]), np.ones(3, bool), 1).tolist() == [1, 0, 1]
+    assert canonical_components([7, 7, 3, 7, 3]).tolist() == [0, 0, 2, 0, 2]
+
+
+def test_peers_agree_on_a_small_kronecker_graph(monkeypatch):
+    # the peer side alone (hpgraph's kernels hidden): SciPy is the reference of the others
+    monkeypatch.setattr(harness, "_hpgraph_kernels", lambda: ({}, {}, "hidden by the test"))
+    g = kronecker(8, seed=1, weighted=True)
+    report = run_bench(
+        ["pagerank", "bfs", "wcc", "sssp"],
+        [("kron8", g)],
+        trials=1,
+        threads=1,
+        roots=2,
+        quiet=True,
+        peers=["scipy", "graphblas", "networkit", "igraph"],  # the slow imports left out
+    )
+    assert report.ok
+    rows = {(r["kernel"], r["system"]): r for r in report.rows}
+    assert rows[("bfs", "hpgraph")]["note"] == "hidden by the test"
+    assert rows[("bfs", "scipy")]["runs"] == 2  # one trial per root
+    assert rows[("bfs", "scipy")]["teps"] > 0
+    compared = 0
+    for (kernel, system), r in rows.items():
+        if system in ("hpgraph", "scipy"):
+            continue
+        assert r["runs"] > 0, (kernel, system, r["note"])
+        assert r["agree"], (kernel, system, r["check"])
+        if kernel in ("bfs", "wcc"):
+            assert r["check"] == "equal vs scipy", (kernel, system, r["check"])
+            compared += 1
+    assert compared >= 4  # at least two peers besides SciPy on BFS and WCC
+    assert report.graphs[0]["bytes_per_edge"] > 4
+
+
+def test_report_files(tmp_path, monkeypatch):
+    monkeypatch.setattr(harness, "_hpgraph_kernels", lambda: ({}, {}, "hidden by the test"))
+    md, csv = tmp_path / "b.md", tmp_path / "b.csv"
+    args = dict(kernels="wcc", graphs=[("p", path_graph(50))], trials=1, roots=1, quiet=True)
+    run_bench(**args, peers=["scipy"], out=md)
+    run_bench(**args, peers=["scipy", "nope"], out=csv)
+    text = md.read_text()
+    assert "| wcc | p | 50 | 49 | scipy |" in text
+    assert csv.read_text().splitlines()[0].startswith("kernel,graph,V,E,system")
+    with pytest.raises(InvalidArgumentError):
+        run_bench(**args, out=tmp_path / "b.txt")
+    with pytest.raises(InvalidArgumentError):
+        run_bench(kernels="bfs,tc", graphs=["kron:4"], quiet=True)
+
+
+def test_hpgraph_side_verification_and_failures(monkeypatch):
+    # hpgraph's side with stand-in kernels: a right WCC, a wrong BFS its verifier rejects
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    from hpgraph.errors import VerificationError
+    from hpgraph.result import VertexResult
+
+    def fake_wcc(graph, threads=None):
+        ones = np.ones(graph.num_stored_edges)
+        m = sp.csr_matrix((ones, graph.indices, graph.indptr), shape=(graph.n, graph.n))
+        labels = connected_components(m, directed=False)[1]
+        return VertexResult("wcc", graph, {"component": canonical_components(labels)})
+
+    def fake_bfs(graph, source, threads=None):
+        depth = np.full(graph.n, 7, dtype=np.int64)  # wrong on purpose
+        return VertexResult("bfs", graph, {"depth": depth})
+
+    seen = []
+
+    def verify_wcc(graph, result):
+        seen.append("wcc")
+
+    def verify_bfs(graph, source, result):
+        raise VerificationError(f"depth of {source} is not 0")
+
+    monkeypatch.setattr(
+        harness,
+        "_hpgraph_kernels",
+        lambda: (
+            {"wcc": fake_wcc, "bfs": fake_bfs},
+            {"wcc": verify_wcc, "bfs": verify_bfs},
+            "",
+        ),
+    )
+    g = kronecker(7, seed=2)
+    report = run_bench("bfs,wcc", [("k7", g)], trials=2, roots=2, quiet=True, peers=["scipy"])
+    rows = {(r["kernel"], r["system"]): r for r in report.rows}
+    assert seen == ["wcc"]  # verified once (first trial), not per trial
+    assert rows[("wcc", "hpgraph")]["check"] == "verified"
+    assert rows[("wcc", "scipy")]["check"] == "equal vs hpgraph"
+    assert rows[("wcc", "scipy")]["ratio"] > 0
+    assert not report.ok and "bfs on k7" in report.failures[0]
+    assert rows[("bfs", "hpgraph")]["check"].startswith("FAILED")
+    assert rows[("bfs", "scipy")]["check"] == "-"  # a failed result is no reference
