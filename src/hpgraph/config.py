@@ -17,6 +17,7 @@ __all__ = [
 NUMBA_FLAGS = {"nogil": True, "cache": True, "fastmath": False, "error_model": "numpy"}
 NUMBA_FLAGS_NOCACHE = {k: v for k, v in NUMBA_FLAGS.items() if k != "cache"}
 
+
 #: A superstep's messages are delivered pull-style (dense) when the senders' out-edges
 #: exceed this fraction of all edges, push-style (sparse) otherwise. Ligra uses |E|/20.
 PUSH_PULL_THRESHOLD = 1.0 / 20.0

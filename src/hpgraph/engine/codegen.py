@@ -42,11 +42,10 @@ _loaded: dict[str, ModuleType] = {}
 
 
 def jit_user_function(fn):
-    """The numba dispatcher for a user function (compiling it if it is plain Python)."""
-    if isinstance(fn, numba.core.registry.CPUDispatcher):
-        return fn
-    # Not cached on its own: it is compiled into (and cached with) the kernels.
-    return numba.njit(**config.NUMBA_FLAGS_NOCACHE)(fn)
+    """A numba dispatcher for a user function, compiled into (and cached with) the
+    kernels, where LLVM inlines it; a function the user already jitted is recompiled from
+    its Python source with the engine's flags (nogil above all)."""
+    return numba.njit(**config.NUMBA_FLAGS_NOCACHE)(getattr(fn, "py_func", fn))
 
 
 def _fingerprint_function(fn, h, depth=0):

@@ -27,8 +27,8 @@ import functools
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, types
-from numba.extending import overload_method
+from numba import carray, njit, types
+from numba.extending import intrinsic, overload_attribute, overload_method
 
 from hpgraph.config import NUMBA_FLAGS
 
@@ -53,7 +53,7 @@ SEND_NONE, SEND_ALL, SEND_EDGES = 0, 1, 2
 # aggregator operations
 AGG_SUM, AGG_MIN, AGG_MAX = 0, 1, 2
 
-#: Per-part counters, one row per part in ``ctx.counters``.
+#: Per-part counters: ``ctx.counters`` is the calling part's own row.
 COUNTERS = (
     "computed",  # vertices that ran compute
     "awake",  # vertices still active (not halted) after compute
@@ -65,47 +65,95 @@ COUNTERS = (
     "candidates",  # length of the candidate list for the next superstep
 )
 
+#: Arrays of the context. Each is held as a borrowed-array descriptor ``(address, shape,
+#: dtype zero)`` in the field ``<name>_d`` and read back as ``ctx.<name>``, an array view
+#: without a reference count (see ``_borrow``).
+ARRAYS = (
+    "params",  # float64 run-time parameters, in the program's declared order
+    # the graph (out-edges; weights is empty when unweighted)
+    "indptr",
+    "indices",
+    "weights",
+    # vertex state
+    "value",
+    "state",
+    # received messages: combined (inbox, has_msg) or listed (msg_ptr, msg_val)
+    "inbox",
+    "has_msg",
+    "msg_ptr",
+    "msg_val",
+    # sent messages: one broadcast value per vertex
+    "outbox",
+    "sending",
+    # aggregators: this part's partial values (a private cache line), last reductions
+    "agg_ops",
+    "agg_partial",
+    "agg_value",
+    # engine bookkeeping: sender and candidate lists (part p uses [lo_p, hi_p)),
+    # this part's counters (a private cache line)
+    "senders",
+    "candidates",
+    "next_candidates",
+    "counters",
+)
+
 VertexContext = namedtuple(
     "VertexContext",
-    [
-        "superstep",
-        "num_vertices",
-        "params",  # float64 run-time parameters, in the program's declared order
-        "part",
-        "lo",
-        "hi",
-        # the graph (out-edges; weights is empty when unweighted)
-        "indptr",
-        "indices",
-        "weights",
-        # vertex state
-        "value",
-        "state",
-        # received messages: combined (inbox, has_msg) or listed (msg_ptr, msg_val)
-        "inbox",
-        "has_msg",
-        "msg_ptr",
-        "msg_val",
-        # sent messages: one broadcast value per vertex, direct sends per part
-        "outbox",
-        "sending",
-        "direct_dst",
-        "direct_val",
-        # aggregators: partial per part, reduced values from the last superstep
-        "agg_ops",
-        "agg_partial",
-        "agg_value",
-        # bookkeeping for the engine
-        "senders",
-        "candidates",
-        "next_candidates",
-        "counters",
-    ],
+    ["superstep", "num_vertices", "part", "lo", "hi"]
+    + [f"{a}_d" for a in ARRAYS]
+    # direct sends, one typed list per part (ctx.send appends to its own part's)
+    + ["direct_dst", "direct_val"],
 )
+
+
+def describe(array: np.ndarray):
+    """The descriptor of ``array`` for a context field. The caller keeps ``array`` alive
+    for as long as compiled code may use the context."""
+    array = np.asarray(array)
+    if not array.flags.c_contiguous:
+        raise ValueError("context arrays must be C-contiguous")
+    return (array.ctypes.data, tuple(int(x) for x in array.shape), array.dtype.type(0))
+
+
+@intrinsic
+def _pointer(typingctx, address, zero):
+    sig = types.CPointer(zero)(address, zero)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(signature.return_type))
+
+    return sig, codegen
+
+
+@njit(**NUMBA_FLAGS)
+def _borrow(d):
+    # An array over memory owned by the Python side, with no meminfo: reading a context
+    # field then costs no reference counting. A namedtuple of plain arrays would incref
+    # and decref (atomically) each array on every ``ctx.x`` in the user's loops.
+    return carray(_pointer(d[0], d[2]), d[1])
 
 
 def _is_ctx(ctx):
     return isinstance(ctx, types.BaseNamedTuple) and ctx.instance_class is VertexContext
+
+
+def _register_array(name):
+    index = VertexContext._fields.index(f"{name}_d")
+
+    def typer(ctx):
+        if not _is_ctx(ctx):
+            return None
+
+        def impl(ctx):
+            return _borrow(ctx[index])
+
+        return impl
+
+    overload_attribute(types.BaseNamedTuple, name)(typer)
+
+
+for _name in ARRAYS:
+    _register_array(_name)
 
 
 def _method(name):
@@ -118,7 +166,7 @@ def _method(name):
                 return None
             return fn(ctx, *args)
 
-        overload_method(types.BaseNamedTuple, name, prefer_literal=False)(typer)
+        overload_method(types.BaseNamedTuple, name)(typer)
         return fn
 
     return register
@@ -194,16 +242,18 @@ def _send_along_edges(ctx, v, m):
     return impl
 
 
-@njit(inline="always")
+@njit(**NUMBA_FLAGS)
 def _broadcast(ctx, v, m, kind):
     # One value per sender, whatever its degree: delivery reads it along each edge.
     # A second broadcast by the same vertex in one superstep replaces the first.
-    if ctx.sending[v] == SEND_NONE:
+    sending = ctx.sending
+    if sending[v] == SEND_NONE:
         # part p keeps its senders in senders[lo_p : lo_p + count]
-        ctx.senders[ctx.lo + ctx.counters[ctx.part, 2]] = v
-        ctx.counters[ctx.part, 2] += 1
+        c = ctx.counters
+        ctx.senders[ctx.lo + c[2]] = v
+        c[2] += 1
     ctx.outbox[v] = m
-    ctx.sending[v] = kind
+    sending[v] = kind
 
 
 @_method("send")
@@ -244,13 +294,13 @@ def _finish(ctx, v):
 def _aggregate(ctx, i, x):
     def impl(ctx, i, x):
         op = ctx.agg_ops[i]
-        cur = ctx.agg_partial[ctx.part, i]
+        partial = ctx.agg_partial  # this part's own row
         if op == AGG_SUM:
-            ctx.agg_partial[ctx.part, i] = cur + x
+            partial[i] += x
         elif op == AGG_MIN:
-            ctx.agg_partial[ctx.part, i] = min(cur, x)
+            partial[i] = min(partial[i], x)
         else:
-            ctx.agg_partial[ctx.part, i] = max(cur, x)
+            partial[i] = max(partial[i], x)
 
     return impl
 

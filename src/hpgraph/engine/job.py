@@ -18,7 +18,14 @@ from numba.typed import List
 
 from hpgraph import config
 from hpgraph.engine import codegen
-from hpgraph.engine.context import AGG_MAX, AGG_MIN, AGG_SUM, COUNTERS, VertexContext
+from hpgraph.engine.context import (
+    AGG_MAX,
+    AGG_MIN,
+    AGG_SUM,
+    COUNTERS,
+    VertexContext,
+    describe,
+)
 from hpgraph.engine.program import VertexProgram
 from hpgraph.engine.stats import JobStats, SuperstepStats
 from hpgraph.errors import InvalidArgumentError
@@ -136,55 +143,79 @@ class _Job:
             item_type = from_dtype(mdtype)
         aggs = program.aggregators
         self.agg_identity = np.array([_AGG_IDENTITY[a] for a in aggs], dtype=np.float64)
+        # Every array the kernels see; the context holds only descriptors of them, so
+        # this dict is what keeps them alive.
+        self.a = {
+            "params": param_values,
+            "indptr": graph.indptr,
+            "indices": graph.indices,
+            "weights": graph.weights if graph.weights is not None else _NO_WEIGHTS,
+            "value": value,
+            "state": np.zeros(n, dtype=np.uint8),
+            "inbox": np.zeros((n if program.combined else 0, *mshape), dtype=mdtype),
+            "has_msg": np.zeros(n, dtype=np.uint8),
+            "msg_ptr": np.zeros(0 if program.combined else n + 1, dtype=np.int64),
+            "msg_val": np.zeros((0, *mshape), dtype=mdtype),
+            "outbox": np.zeros((n, *mshape), dtype=mdtype),
+            "sending": np.zeros(n, dtype=np.uint8),
+            "agg_ops": np.array([_AGG_CODES[a] for a in aggs], dtype=np.int64),
+            "agg_value": self.agg_identity.copy(),
+            "senders": np.empty(n, dtype=idx),
+            "candidates": np.empty(n, dtype=idx),
+            "next_candidates": np.empty(n, dtype=idx),
+        }
+        # Counters and aggregator partials are written by their part on every vertex:
+        # one row per part, 128 bytes apart, so no two parts share a cache line.
+        nagg = len(aggs)
+        self.counter_rows = np.zeros((parts, 16), dtype=np.int64)
+        self.agg_rows = np.zeros((parts, 16 * ((nagg + 15) // 16) + 16), dtype=np.float64)
+        self.part_fields = [
+            {
+                "counters_d": describe(self.counter_rows[p, : len(COUNTERS)]),
+                "agg_partial_d": describe(self.agg_rows[p, :nagg]),
+            }
+            for p in range(parts)
+        ]
         self.base = VertexContext(
             superstep=0,
             num_vertices=n,
-            params=param_values,
             part=0,
             lo=0,
             hi=n,
-            indptr=graph.indptr,
-            indices=graph.indices,
-            weights=graph.weights if graph.weights is not None else _NO_WEIGHTS,
-            value=value,
-            state=np.zeros(n, dtype=np.uint8),
-            inbox=np.zeros((n if program.combined else 0, *mshape), dtype=mdtype),
-            has_msg=np.zeros(n, dtype=np.uint8),
-            msg_ptr=np.zeros(0 if program.combined else n + 1, dtype=np.int64),
-            msg_val=np.zeros((0, *mshape), dtype=mdtype),
-            outbox=np.zeros((n, *mshape), dtype=mdtype),
-            sending=np.zeros(n, dtype=np.uint8),
+            **{f"{name}_d": describe(arr) for name, arr in self.a.items()},
+            **self.part_fields[0],
             direct_dst=_typed_lists(parts, types.int64),
             direct_val=_typed_lists(parts, item_type),
-            agg_ops=np.array([_AGG_CODES[a] for a in aggs], dtype=np.int64),
-            agg_partial=np.tile(self.agg_identity, (parts, 1)),
-            agg_value=self.agg_identity.copy(),
-            senders=np.empty(n, dtype=idx),
-            candidates=np.empty(n, dtype=idx),
-            next_candidates=np.empty(n, dtype=idx),
-            counters=np.zeros((parts, len(COUNTERS)), dtype=np.int64),
         )
+        self.nagg = nagg
         self.offsets = offsets
         self.in_csr = None
         self._warm_up()
         self.setup_s = time.perf_counter() - t0
 
     # ------------------------------------------------------------------ helpers
-    def ctx(self, p, **changes):
+    def ctx(self, p):
         lo, hi = int(self.offsets[p]), int(self.offsets[p + 1])
-        return self.base._replace(part=p, lo=lo, hi=hi, **changes)
+        return self.base._replace(part=p, lo=lo, hi=hi, **self.part_fields[p])
+
+    def set_array(self, name, array):
+        self.a[name] = array
+        self.base = self.base._replace(**{f"{name}_d": describe(array)})
+
+    def counters(self):
+        return self.counter_rows[:, : len(COUNTERS)]
 
     def _warm_up(self):
         """Compile (or load from the cache) before the clock starts; an empty range runs
         nothing, so this touches no state."""
         k, prog = self.kernels, self.program
-        scratch = np.zeros_like(self.base.counters)
-        empty = self.base._replace(lo=0, hi=0, counters=scratch)
+        scratch = np.zeros(len(COUNTERS), dtype=np.int64)
+        empty = self.base._replace(lo=0, hi=0, counters_d=describe(scratch))
         codegen.call_kernel(prog, k.compute_part, empty, False)
         zeros = np.zeros(self.partition.parts, dtype=np.int64)
         dargs = (False, *self._edge_arrays(False), self.offsets, zeros)
         if prog.combined:
-            codegen.call_kernel(prog, k.deliver_combined, empty, *dargs)
+            codegen.call_kernel(prog, k.deliver_combined, empty, False, False, *dargs[1:])
         else:
             codegen.call_kernel(prog, k.deliver_count, empty, *dargs)
             codegen.call_kernel(prog, k.deliver_fill, empty, 0, *dargs)
@@ -205,7 +236,7 @@ class _Job:
         rt, k, graph = self.rt, self.kernels, self.graph
         parts = self.partition.parts
         stats = JobStats(runtime=rt.name, parts=parts, setup_s=self.setup_s)
-        counters = self.base.counters
+        counters = self.counters()
         m_stored = max(graph.num_stored_edges, 1)
         show = _Progress(max_supersteps) if progress else None
         stopped_by = "halt"
@@ -218,7 +249,7 @@ class _Job:
                     break
                 t0 = time.perf_counter()
                 self.base = self.base._replace(superstep=ss)
-                self.base.agg_partial[:] = self.agg_identity
+                self.agg_rows[:, : self.nagg] = self.agg_identity
                 comp = rt.run_parts(k.compute_part, lambda p, first=(ss == 0): (self.ctx(p), first))
 
                 tot = rt.allreduce(counters.sum(axis=0))
@@ -233,11 +264,10 @@ class _Job:
                 t2 = time.perf_counter()
 
                 # next superstep's candidates are the ones gathered now
-                self.base = self.base._replace(
-                    candidates=self.base.next_candidates,
-                    next_candidates=self.base.candidates,
-                    agg_value=agg,
-                )
+                cand, nxt = self.a["candidates"], self.a["next_candidates"]
+                self.set_array("candidates", nxt)
+                self.set_array("next_candidates", cand)
+                self.a["agg_value"][:] = agg
                 row = self._stats(ss, tot, mode, comp, deliver, t2 - t0)
                 stats.supersteps.append(row)
                 ss += 1
@@ -246,7 +276,7 @@ class _Job:
                 if messages == 0 and tot[_C["awake"]] == 0:
                     break
                 if master is not None:
-                    mc = MasterContext(ss, graph.n, agg, row)
+                    mc = MasterContext(ss, graph.n, self.a["agg_value"], row)
                     master(mc)
                     if mc.halted:
                         stopped_by = "master"
@@ -256,15 +286,15 @@ class _Job:
                 show.close()
         stats.total_s = self.setup_s + (time.perf_counter() - t_start)
         return JobResult(
-            values=self.base.value,
+            values=self.a["value"],
             supersteps=ss,
-            aggregated=self.base.agg_value,
+            aggregated=self.a["agg_value"].copy(),
             stats=stats,
             stopped_by=stopped_by,
         )
 
     def _reduce_aggregators(self):
-        partial = self.base.agg_partial
+        partial = self.agg_rows[:, : self.nagg]
         out = self.agg_identity.copy()
         for i, name in enumerate(self.program.aggregators):
             col = partial[:, i]
@@ -274,16 +304,19 @@ class _Job:
 
     def _deliver(self, pull):
         k, prog, rt = self.kernels, self.program, self.rt
-        sender_counts = self.base.counters[:, _C["senders"]].copy()
+        sender_counts = self.counters()[:, _C["senders"]].copy()
         edge = (pull, *self._edge_arrays(pull), self.offsets, sender_counts)
         if prog.combined:
-            return rt.run_parts(k.deliver_combined, lambda p: (self.ctx(p), *edge))
+            everyone = prog.edge_message is None and int(sender_counts.sum()) == self.graph.n
+            return rt.run_parts(
+                k.deliver_combined, lambda p: (self.ctx(p), edge[0], everyone, *edge[1:])
+            )
         counted = rt.run_parts(k.deliver_count, lambda p: (self.ctx(p), *edge))
         totals = np.array([c for c, _ in counted], dtype=np.int64)
         bases = np.concatenate([[0], np.cumsum(totals)])
         msg_val = np.empty((int(bases[-1]), *prog.message_shape), dtype=prog.message_dtype)
-        self.base = self.base._replace(msg_val=msg_val)
-        self.base.msg_ptr[-1] = bases[-1]
+        self.set_array("msg_val", msg_val)
+        self.a["msg_ptr"][-1] = bases[-1]
         filled = rt.run_parts(k.deliver_fill, lambda p: (self.ctx(p), int(bases[p]), *edge))
         return [(None, a + b) for (_, a), (_, b) in zip(counted, filled, strict=True)]
 

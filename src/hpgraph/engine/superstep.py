@@ -51,115 +51,120 @@ def _slice_in_range(indices, a, b, lo, hi):
 
 
 @njit(**NUMBA_FLAGS)
-def _visit(ctx, v, awake):
-    """Run compute on v if it is awake or has mail; returns the new awake count."""
-    s = ctx.state[v]
-    if s == FINISHED or (s != ACTIVE and ctx.has_msg[v] == 0):
+def _visit(ctx, state, has_msg, nxt, v, awake):
+    """Run compute on v if it is awake or has mail; returns (awake count, ran)."""
+    s = state[v]
+    if s == FINISHED or (s != ACTIVE and has_msg[v] == 0):
         return awake, 0
-    ctx.state[v] = ACTIVE
+    state[v] = ACTIVE
     _compute(ctx, v)
-    ctx.has_msg[v] = 0
-    if ctx.state[v] == ACTIVE:
-        ctx.next_candidates[ctx.lo + awake] = v
+    has_msg[v] = 0
+    if state[v] == ACTIVE:
+        nxt[ctx.lo + awake] = v
         awake += 1
     return awake, 1
 
 
 @njit(**NUMBA_FLAGS)
 def compute_part(ctx, force_dense):
-    """Compute phase of one part. Returns nothing; results are in ctx.counters[part]."""
-    part, lo, hi = ctx.part, ctx.lo, ctx.hi
+    """Compute phase of one part; its results are left in ctx.counters (its own row)."""
+    lo, hi = ctx.lo, ctx.hi
     c = ctx.counters
+    state, has_msg, sending = ctx.state, ctx.has_msg, ctx.sending
+    senders, nxt = ctx.senders, ctx.next_candidates
     # Last superstep's broadcasts have been delivered by every part: forget ours.
-    nsent = c[part, _SENDERS]
+    nsent = c[_SENDERS]
     if nsent > (hi - lo) // 8:
-        ctx.sending[lo:hi] = SEND_NONE
+        sending[lo:hi] = SEND_NONE
     else:
         for i in range(lo, lo + nsent):
-            ctx.sending[ctx.senders[i]] = SEND_NONE
-    ctx.direct_dst[part].clear()
-    ctx.direct_val[part].clear()
-    ncand = c[part, _CANDIDATES]
-    c[part, :] = 0
+            sending[senders[i]] = SEND_NONE
+    ctx.direct_dst[ctx.part].clear()
+    ctx.direct_val[ctx.part].clear()
+    ncand = c[_CANDIDATES]
+    c[:] = 0
 
     computed = 0
     awake = 0
     if force_dense or ncand > (hi - lo) // 16:
         for v in range(lo, hi):
-            awake, did = _visit(ctx, v, awake)
+            awake, did = _visit(ctx, state, has_msg, nxt, v, awake)
             computed += did
     else:  # sparse: only the vertices left awake or sent mail last superstep
+        cand = ctx.candidates
         for i in range(lo, lo + ncand):
-            awake, did = _visit(ctx, ctx.candidates[i], awake)
+            awake, did = _visit(ctx, state, has_msg, nxt, cand[i], awake)
             computed += did
 
     # Message accounting, per sender: its edges into this part are local.
-    nsent = c[part, _SENDERS]
+    indptr, indices = ctx.indptr, ctx.indices
+    nsent = c[_SENDERS]
     edges = 0
     local = 0
     for i in range(lo, lo + nsent):
-        u = ctx.senders[i]
-        a = ctx.indptr[u]
-        b = ctx.indptr[u + 1]
+        u = senders[i]
+        a = indptr[u]
+        b = indptr[u + 1]
         edges += b - a
-        k0, k1 = _slice_in_range(ctx.indices, a, b, lo, hi)
-        local += k1 - k0
-    ndirect = len(ctx.direct_dst[part])
+        if b - a > 0 and indices[a] < hi and indices[b - 1] >= lo:
+            k0, k1 = _slice_in_range(indices, a, b, lo, hi)
+            local += k1 - k0
+    dsts = ctx.direct_dst[ctx.part]
+    ndirect = len(dsts)
     direct_local = 0
-    for d in ctx.direct_dst[part]:
+    for d in dsts:
         if lo <= d < hi:
             direct_local += 1
-    c[part, _COMPUTED] = computed
-    c[part, _AWAKE] = awake
-    c[part, _SENDER_EDGES] = edges
-    c[part, _LOCAL] = local + direct_local
-    c[part, _REMOTE] = (edges - local) + (ndirect - direct_local)
-    c[part, _DIRECT] = ndirect
-    c[part, _CANDIDATES] = awake
+    c[_COMPUTED] = computed
+    c[_AWAKE] = awake
+    c[_SENDER_EDGES] = edges
+    c[_LOCAL] = local + direct_local
+    c[_REMOTE] = (edges - local) + (ndirect - direct_local)
+    c[_DIRECT] = ndirect
+    c[_CANDIDATES] = awake
 
 
 @njit(**NUMBA_FLAGS)
-def _edge_value(ctx, kind, m, k, weighted):
-    if kind == SEND_EDGES:
-        return _edge_message(m, ctx.weights[k] if weighted else 1.0)
-    return m
-
-
-@njit(**NUMBA_FLAGS)
-def _receive(ctx, d, m, ncand):
+def _receive(inbox, has_msg, state, nxt, lo, d, m, ncand):
     """Combine m into d's inbox; a halted receiver joins the next candidates."""
-    if ctx.has_msg[d] != 0:
+    if has_msg[d] != 0:
         if not _EARLY_EXIT:
-            ctx.inbox[d] = _combine(ctx.inbox[d], m)
+            inbox[d] = _combine(inbox[d], m)
         return ncand
-    ctx.inbox[d] = m
-    ctx.has_msg[d] = 1
-    if ctx.state[d] != ACTIVE:
-        ctx.next_candidates[ctx.lo + ncand] = d
+    inbox[d] = m
+    has_msg[d] = 1
+    if state[d] != ACTIVE:
+        nxt[lo + ncand] = d
         ncand += 1
     return ncand
 
 
 @njit(**NUMBA_FLAGS)
-def deliver_combined(ctx, pull, in_indptr, in_indices, in_weights, offsets, sender_counts):
-    """Deliver every part's messages addressed to this part, combining per receiver."""
-    part, lo, hi = ctx.part, ctx.lo, ctx.hi
-    ncand = ctx.counters[part, _CANDIDATES]
+def deliver_combined(
+    ctx, pull, everyone, in_indptr, in_indices, in_weights, offsets, sender_counts
+):
+    """Deliver every part's messages addressed to this part, combining per receiver.
+    ``everyone``: every vertex broadcast a plain value (no edge function to apply)."""
+    lo, hi = ctx.lo, ctx.hi
+    state, sending, outbox = ctx.state, ctx.sending, ctx.outbox
+    inbox, has_msg, nxt = ctx.inbox, ctx.has_msg, ctx.next_candidates
+    ncand = ctx.counters[_CANDIDATES]
     if pull:
         weighted = in_weights.shape[0] > 0
         for d in range(lo, hi):
-            if ctx.state[d] == FINISHED:
+            if state[d] == FINISHED:
                 continue
             got = False
-            acc = ctx.inbox[d]
+            acc = inbox[d]
             for k in range(in_indptr[d], in_indptr[d + 1]):
                 u = in_indices[k]
-                kind = ctx.sending[u]
-                if kind == SEND_NONE:
-                    continue
-                m = ctx.outbox[u]
-                if kind == SEND_EDGES:
-                    m = _edge_message(m, in_weights[k] if weighted else 1.0)
+                m = outbox[u]
+                if not everyone:  # (when every vertex broadcast, skip the flag lookup)
+                    kind = sending[u]
+                    if kind == SEND_NONE:
+                        continue
+                    if kind == SEND_EDGES:
+                        m = _edge_message(m, in_weights[k] if weighted else 1.0)
                 if got:
                     acc = _combine(acc, m)
                 else:
@@ -168,34 +173,38 @@ def deliver_combined(ctx, pull, in_indptr, in_indices, in_weights, offsets, send
                     if _EARLY_EXIT:
                         break
             if got:
-                ncand = _receive(ctx, d, acc, ncand)
+                ncand = _receive(inbox, has_msg, state, nxt, lo, d, acc, ncand)
     else:
-        weighted = ctx.weights.shape[0] > 0
+        indptr, indices, weights, senders = ctx.indptr, ctx.indices, ctx.weights, ctx.senders
+        weighted = weights.shape[0] > 0
         whole = lo == 0 and hi == ctx.num_vertices
         for p in range(offsets.shape[0] - 1):
             for i in range(offsets[p], offsets[p] + sender_counts[p]):
-                u = ctx.senders[i]
-                kind = ctx.sending[u]
-                mu = ctx.outbox[u]
-                a = ctx.indptr[u]
-                b = ctx.indptr[u + 1]
+                u = senders[i]
+                kind = sending[u]
+                mu = outbox[u]
+                a = indptr[u]
+                b = indptr[u + 1]
                 if whole:
                     k0, k1 = a, b
                 else:
-                    k0, k1 = _slice_in_range(ctx.indices, a, b, lo, hi)
+                    k0, k1 = _slice_in_range(indices, a, b, lo, hi)
                 for k in range(k0, k1):
-                    d = ctx.indices[k]
-                    if ctx.state[d] == FINISHED:
+                    d = indices[k]
+                    if state[d] == FINISHED:
                         continue
-                    ncand = _receive(ctx, d, _edge_value(ctx, kind, mu, k, weighted), ncand)
+                    m = mu
+                    if kind == SEND_EDGES:
+                        m = _edge_message(mu, weights[k] if weighted else 1.0)
+                    ncand = _receive(inbox, has_msg, state, nxt, lo, d, m, ncand)
     for p in range(len(ctx.direct_dst)):
         dsts = ctx.direct_dst[p]
         vals = ctx.direct_val[p]
         for j in range(len(dsts)):
             d = dsts[j]
-            if lo <= d < hi and ctx.state[d] != FINISHED:
-                ncand = _receive(ctx, d, vals[j], ncand)
-    ctx.counters[part, _CANDIDATES] = ncand
+            if lo <= d < hi and state[d] != FINISHED:
+                ncand = _receive(inbox, has_msg, state, nxt, lo, d, vals[j], ncand)
+    ctx.counters[_CANDIDATES] = ncand
 
 
 # ---------------------------------------------------------------- listed messages
@@ -207,53 +216,57 @@ def deliver_combined(ctx, pull, in_indptr, in_indices, in_weights, offsets, send
 @njit(**NUMBA_FLAGS)
 def _walk(ctx, fill, cursor, pull, in_indptr, in_indices, in_weights, offsets, sender_counts):
     lo, hi = ctx.lo, ctx.hi
+    state, sending, outbox = ctx.state, ctx.sending, ctx.outbox
+    msg_ptr, msg_val = ctx.msg_ptr, ctx.msg_val
     if pull:
         weighted = in_weights.shape[0] > 0
         for d in range(lo, hi):
-            if ctx.state[d] == FINISHED:
+            if state[d] == FINISHED:
                 continue
             for k in range(in_indptr[d], in_indptr[d + 1]):
                 u = in_indices[k]
-                kind = ctx.sending[u]
+                kind = sending[u]
                 if kind == SEND_NONE:
                     continue
                 if fill:
-                    m = ctx.outbox[u]
+                    m = outbox[u]
                     if kind == SEND_EDGES:
                         m = _edge_message(m, in_weights[k] if weighted else 1.0)
-                    ctx.msg_val[cursor[d - lo]] = m
+                    msg_val[cursor[d - lo]] = m
                     cursor[d - lo] += 1
                 else:
-                    ctx.msg_ptr[d] += 1
+                    msg_ptr[d] += 1
     else:
-        weighted = ctx.weights.shape[0] > 0
+        indptr, indices, weights, senders = ctx.indptr, ctx.indices, ctx.weights, ctx.senders
+        weighted = weights.shape[0] > 0
         for p in range(offsets.shape[0] - 1):
             for i in range(offsets[p], offsets[p] + sender_counts[p]):
-                u = ctx.senders[i]
-                kind = ctx.sending[u]
-                k0, k1 = _slice_in_range(ctx.indices, ctx.indptr[u], ctx.indptr[u + 1], lo, hi)
+                u = senders[i]
+                kind = sending[u]
+                k0, k1 = _slice_in_range(indices, indptr[u], indptr[u + 1], lo, hi)
                 for k in range(k0, k1):
-                    d = ctx.indices[k]
-                    if ctx.state[d] == FINISHED:
+                    d = indices[k]
+                    if state[d] == FINISHED:
                         continue
                     if fill:
-                        ctx.msg_val[cursor[d - lo]] = _edge_value(
-                            ctx, kind, ctx.outbox[u], k, weighted
-                        )
+                        m = outbox[u]
+                        if kind == SEND_EDGES:
+                            m = _edge_message(m, weights[k] if weighted else 1.0)
+                        msg_val[cursor[d - lo]] = m
                         cursor[d - lo] += 1
                     else:
-                        ctx.msg_ptr[d] += 1
+                        msg_ptr[d] += 1
     for p in range(len(ctx.direct_dst)):
         dsts = ctx.direct_dst[p]
         vals = ctx.direct_val[p]
         for j in range(len(dsts)):
             d = dsts[j]
-            if lo <= d < hi and ctx.state[d] != FINISHED:
+            if lo <= d < hi and state[d] != FINISHED:
                 if fill:
-                    ctx.msg_val[cursor[d - lo]] = vals[j]
+                    msg_val[cursor[d - lo]] = vals[j]
                     cursor[d - lo] += 1
                 else:
-                    ctx.msg_ptr[d] += 1
+                    msg_ptr[d] += 1
 
 
 @njit(**NUMBA_FLAGS)
@@ -264,7 +277,7 @@ def deliver_count(ctx, pull, in_indptr, in_indices, in_weights, offsets, sender_
     dummy = np.empty(0, dtype=np.int64)
     _walk(ctx, False, dummy, pull, in_indptr, in_indices, in_weights, offsets, sender_counts)
     total = 0
-    ncand = ctx.counters[ctx.part, _CANDIDATES]
+    ncand = ctx.counters[_CANDIDATES]
     for d in range(lo, hi):
         cnt = ctx.msg_ptr[d]
         total += cnt
@@ -273,7 +286,7 @@ def deliver_count(ctx, pull, in_indptr, in_indices, in_weights, offsets, sender_
             if ctx.state[d] != ACTIVE:
                 ctx.next_candidates[lo + ncand] = d
                 ncand += 1
-    ctx.counters[ctx.part, _CANDIDATES] = ncand
+    ctx.counters[_CANDIDATES] = ncand
     return total
 
 
