@@ -6,6 +6,7 @@ __all__ = [
     "NUMBA_FLAGS",
     "NUMBA_FLAGS_NOCACHE",
     "PUSH_PULL_THRESHOLD",
+    "PUSH_PULL_THRESHOLD_FULL_SCAN",
     "DEFAULT_THREADS",
     "CACHE_DIR",
     "PR_TOLERANCE",
@@ -19,8 +20,12 @@ NUMBA_FLAGS_NOCACHE = {k: v for k, v in NUMBA_FLAGS.items() if k != "cache"}
 
 
 #: A superstep's messages are delivered pull-style (dense) when the senders' out-edges
-#: exceed this fraction of all edges, push-style (sparse) otherwise. Ligra uses |E|/20.
+#: exceed this fraction of all edges, push-style (sparse) otherwise. With the "any"
+#: combiner pull stops at the first sender and skips finished receivers, so it pays early
+#: (Ligra and Beamer's BFS use |E|/20); otherwise pull reads every in-edge, so it pays
+#: only once a good share of the edges carry a message.
 PUSH_PULL_THRESHOLD = 1.0 / 20.0
+PUSH_PULL_THRESHOLD_FULL_SCAN = float(os.environ.get("HPGRAPH_PULL_SHARE", "0.25"))
 
 #: Worker threads (= partitions) of the local runtime when none are asked for.
 DEFAULT_THREADS = int(os.environ.get("HPGRAPH_THREADS", "0")) or (os.cpu_count() or 1)

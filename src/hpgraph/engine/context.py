@@ -28,6 +28,7 @@ from collections import namedtuple
 
 import numpy as np
 from numba import carray, njit, types
+from numba.core.errors import TypingError
 from numba.extending import intrinsic, overload_attribute, overload_method
 
 from hpgraph.config import NUMBA_FLAGS
@@ -44,6 +45,9 @@ __all__ = [
     "AGG_MIN",
     "AGG_MAX",
     "COUNTERS",
+    "COMBINED_MODE",
+    "LISTED_MODE",
+    "describe",
 ]
 
 # vertex states (the ``state`` array)
@@ -74,6 +78,7 @@ ARRAYS = (
     "indptr",
     "indices",
     "weights",
+    "local_degree",  # out-edges of each vertex that stay inside its part (for stats)
     # vertex state
     "value",
     "state",
@@ -99,9 +104,10 @@ ARRAYS = (
 
 VertexContext = namedtuple(
     "VertexContext",
-    ["superstep", "num_vertices", "part", "lo", "hi"]
+    ["superstep", "num_vertices", "part", "lo", "hi", "mode"]
     + [f"{a}_d" for a in ARRAYS]
-    # direct sends, one typed list per part (ctx.send appends to its own part's)
+    # direct sends: this part's own typed lists (distinct objects per part, so threads
+    # never touch each other's reference counts)
     + ["direct_dst", "direct_val"],
 )
 
@@ -137,6 +143,16 @@ def _is_ctx(ctx):
     return isinstance(ctx, types.BaseNamedTuple) and ctx.instance_class is VertexContext
 
 
+_MODE = None  # set below, once the fields are known
+
+
+def _combined(ctx) -> bool:
+    """Whether the program combines messages, read from the context's *type* (the
+    ``mode`` field is ``(1,)`` when combined, ``()`` when listed), so the choice costs
+    nothing at run time."""
+    return ctx.types[_MODE].count == 1
+
+
 def _register_array(name):
     index = VertexContext._fields.index(f"{name}_d")
 
@@ -154,6 +170,8 @@ def _register_array(name):
 
 for _name in ARRAYS:
     _register_array(_name)
+_MODE = VertexContext._fields.index("mode")
+COMBINED_MODE, LISTED_MODE = (1,), ()
 
 
 def _method(name):
@@ -208,9 +226,10 @@ def _has_message(ctx, v):
 
 @_method("message")
 def _message(ctx, v):
+    if not _combined(ctx):
+        raise TypingError("ctx.message(v): this program has no combiner; use ctx.messages(v)")
+
     def impl(ctx, v):
-        if ctx.msg_ptr.shape[0] != 0:
-            raise ValueError("message(v): this program has no combiner; use messages(v)")
         return ctx.inbox[v]
 
     return impl
@@ -218,12 +237,13 @@ def _message(ctx, v):
 
 @_method("messages")
 def _messages(ctx, v):
-    def impl(ctx, v):
-        if ctx.msg_ptr.shape[0] == 0:  # combined: the single combined message, if any
-            return ctx.inbox[v : v + (1 if ctx.has_msg[v] != 0 else 0)]
+    def combined(ctx, v):  # the single combined message, if any
+        return ctx.inbox[v : v + (1 if ctx.has_msg[v] != 0 else 0)]
+
+    def listed(ctx, v):
         return ctx.msg_val[ctx.msg_ptr[v] : ctx.msg_ptr[v + 1]]
 
-    return impl
+    return combined if _combined(ctx) else listed
 
 
 @_method("send_to_all")
@@ -261,14 +281,14 @@ def _send(ctx, target, m):
     def impl(ctx, target, m):
         if target < 0 or target >= ctx.num_vertices:
             raise IndexError("send: target vertex out of range")
-        ctx.direct_dst[ctx.part].append(target)
-        ctx.direct_val[ctx.part].append(m)
+        ctx.direct_dst.append(target)
+        ctx.direct_val.append(m)
 
     def impl_vector(ctx, target, m):
         if target < 0 or target >= ctx.num_vertices:
             raise IndexError("send: target vertex out of range")
-        ctx.direct_dst[ctx.part].append(target)
-        ctx.direct_val[ctx.part].append(m.copy())  # m may be a view of live state
+        ctx.direct_dst.append(target)
+        ctx.direct_val.append(m.copy())  # m may be a view of live state
 
     return impl_vector if isinstance(m, types.Array) else impl
 

@@ -22,7 +22,9 @@ from hpgraph.engine.context import (
     AGG_MAX,
     AGG_MIN,
     AGG_SUM,
+    COMBINED_MODE,
     COUNTERS,
+    LISTED_MODE,
     VertexContext,
     describe,
 )
@@ -30,6 +32,7 @@ from hpgraph.engine.program import VertexProgram
 from hpgraph.engine.stats import JobStats, SuperstepStats
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph.csr import Graph
+from hpgraph.graph.partition import local_degrees
 from hpgraph.runtimes import get_runtime
 
 __all__ = ["run", "JobResult", "MasterContext"]
@@ -150,6 +153,7 @@ class _Job:
             "indptr": graph.indptr,
             "indices": graph.indices,
             "weights": graph.weights if graph.weights is not None else _NO_WEIGHTS,
+            "local_degree": self._local_degrees(),
             "value": value,
             "state": np.zeros(n, dtype=np.uint8),
             "inbox": np.zeros((n if program.combined else 0, *mshape), dtype=mdtype),
@@ -169,10 +173,14 @@ class _Job:
         nagg = len(aggs)
         self.counter_rows = np.zeros((parts, 16), dtype=np.int64)
         self.agg_rows = np.zeros((parts, 16 * ((nagg + 15) // 16) + 16), dtype=np.float64)
+        self.all_dst = _typed_lists(parts, types.int64)
+        self.all_val = _typed_lists(parts, item_type)
         self.part_fields = [
             {
                 "counters_d": describe(self.counter_rows[p, : len(COUNTERS)]),
                 "agg_partial_d": describe(self.agg_rows[p, :nagg]),
+                "direct_dst": self.all_dst[p],
+                "direct_val": self.all_val[p],
             }
             for p in range(parts)
         ]
@@ -182,18 +190,37 @@ class _Job:
             part=0,
             lo=0,
             hi=n,
+            mode=COMBINED_MODE if program.combined else LISTED_MODE,
             **{f"{name}_d": describe(arr) for name, arr in self.a.items()},
             **self.part_fields[0],
-            direct_dst=_typed_lists(parts, types.int64),
-            direct_val=_typed_lists(parts, item_type),
         )
         self.nagg = nagg
+        self.pull_share = (
+            config.PUSH_PULL_THRESHOLD
+            if program.combiner == "any"
+            else config.PUSH_PULL_THRESHOLD_FULL_SCAN
+        )
         self.offsets = offsets
         self.in_csr = None
         self._warm_up()
         self.setup_s = time.perf_counter() - t0
 
     # ------------------------------------------------------------------ helpers
+    def _local_degrees(self):
+        """Per vertex, its out-edges that stay in its own part: one parallel pass over the
+        edges per (graph, partition), cached on the graph; 4 B per vertex."""
+        g, offsets = self.graph, self.partition.offsets
+
+        def build():
+            out = np.empty(g.n, dtype=g.indices.dtype)
+            self.rt.run_parts(
+                local_degrees,
+                lambda p: (g.indptr, g.indices, int(offsets[p]), int(offsets[p + 1]), out),
+            )
+            return out
+
+        return g.derived(("local_degree", offsets.tobytes()), build)
+
     def ctx(self, p):
         lo, hi = int(self.offsets[p]), int(self.offsets[p + 1])
         return self.base._replace(part=p, lo=lo, hi=hi, **self.part_fields[p])
@@ -213,7 +240,7 @@ class _Job:
         empty = self.base._replace(lo=0, hi=0, counters_d=describe(scratch))
         codegen.call_kernel(prog, k.compute_part, empty, False)
         zeros = np.zeros(self.partition.parts, dtype=np.int64)
-        dargs = (False, *self._edge_arrays(False), self.offsets, zeros)
+        dargs = (False, *self._edge_arrays(False), self.offsets, zeros, self.all_dst, self.all_val)
         if prog.combined:
             codegen.call_kernel(prog, k.deliver_combined, empty, False, False, *dargs[1:])
         else:
@@ -255,7 +282,7 @@ class _Job:
                 tot = rt.allreduce(counters.sum(axis=0))
                 agg = self._reduce_aggregators()
                 messages = int(tot[_C["sender_edges"]] + tot[_C["direct"]])
-                pull = int(tot[_C["sender_edges"]]) > config.PUSH_PULL_THRESHOLD * m_stored
+                pull = int(tot[_C["sender_edges"]]) > self.pull_share * m_stored
                 mode = "-" if messages == 0 else ("pull" if pull else "push")
                 deliver = []
                 if messages:
@@ -305,7 +332,14 @@ class _Job:
     def _deliver(self, pull):
         k, prog, rt = self.kernels, self.program, self.rt
         sender_counts = self.counters()[:, _C["senders"]].copy()
-        edge = (pull, *self._edge_arrays(pull), self.offsets, sender_counts)
+        edge = (
+            pull,
+            *self._edge_arrays(pull),
+            self.offsets,
+            sender_counts,
+            self.all_dst,
+            self.all_val,
+        )
         if prog.combined:
             everyone = prog.edge_message is None and int(sender_counts.sum()) == self.graph.n
             return rt.run_parts(

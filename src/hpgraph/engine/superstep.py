@@ -79,8 +79,8 @@ def compute_part(ctx, force_dense):
     else:
         for i in range(lo, lo + nsent):
             sending[senders[i]] = SEND_NONE
-    ctx.direct_dst[ctx.part].clear()
-    ctx.direct_val[ctx.part].clear()
+    ctx.direct_dst.clear()
+    ctx.direct_val.clear()
     ncand = c[_CANDIDATES]
     c[:] = 0
 
@@ -97,19 +97,15 @@ def compute_part(ctx, force_dense):
             computed += did
 
     # Message accounting, per sender: its edges into this part are local.
-    indptr, indices = ctx.indptr, ctx.indices
+    indptr, local_degree = ctx.indptr, ctx.local_degree
     nsent = c[_SENDERS]
     edges = 0
     local = 0
     for i in range(lo, lo + nsent):
         u = senders[i]
-        a = indptr[u]
-        b = indptr[u + 1]
-        edges += b - a
-        if b - a > 0 and indices[a] < hi and indices[b - 1] >= lo:
-            k0, k1 = _slice_in_range(indices, a, b, lo, hi)
-            local += k1 - k0
-    dsts = ctx.direct_dst[ctx.part]
+        edges += indptr[u + 1] - indptr[u]
+        local += local_degree[u]
+    dsts = ctx.direct_dst
     ndirect = len(dsts)
     direct_local = 0
     for d in dsts:
@@ -141,7 +137,7 @@ def _receive(inbox, has_msg, state, nxt, lo, d, m, ncand):
 
 @njit(**NUMBA_FLAGS)
 def deliver_combined(
-    ctx, pull, everyone, in_indptr, in_indices, in_weights, offsets, sender_counts
+    ctx, pull, everyone, in_indptr, in_indices, in_weights, offsets, sender_counts, all_dst, all_val
 ):
     """Deliver every part's messages addressed to this part, combining per receiver.
     ``everyone``: every vertex broadcast a plain value (no edge function to apply)."""
@@ -197,9 +193,9 @@ def deliver_combined(
                     if kind == SEND_EDGES:
                         m = _edge_message(mu, weights[k] if weighted else 1.0)
                     ncand = _receive(inbox, has_msg, state, nxt, lo, d, m, ncand)
-    for p in range(len(ctx.direct_dst)):
-        dsts = ctx.direct_dst[p]
-        vals = ctx.direct_val[p]
+    for p in range(len(all_dst)):
+        dsts = all_dst[p]
+        vals = all_val[p]
         for j in range(len(dsts)):
             d = dsts[j]
             if lo <= d < hi and state[d] != FINISHED:
@@ -214,7 +210,19 @@ def deliver_combined(
 
 
 @njit(**NUMBA_FLAGS)
-def _walk(ctx, fill, cursor, pull, in_indptr, in_indices, in_weights, offsets, sender_counts):
+def _walk(
+    ctx,
+    fill,
+    cursor,
+    pull,
+    in_indptr,
+    in_indices,
+    in_weights,
+    offsets,
+    sender_counts,
+    all_dst,
+    all_val,
+):
     lo, hi = ctx.lo, ctx.hi
     state, sending, outbox = ctx.state, ctx.sending, ctx.outbox
     msg_ptr, msg_val = ctx.msg_ptr, ctx.msg_val
@@ -256,9 +264,9 @@ def _walk(ctx, fill, cursor, pull, in_indptr, in_indices, in_weights, offsets, s
                         cursor[d - lo] += 1
                     else:
                         msg_ptr[d] += 1
-    for p in range(len(ctx.direct_dst)):
-        dsts = ctx.direct_dst[p]
-        vals = ctx.direct_val[p]
+    for p in range(len(all_dst)):
+        dsts = all_dst[p]
+        vals = all_val[p]
         for j in range(len(dsts)):
             d = dsts[j]
             if lo <= d < hi and state[d] != FINISHED:
@@ -270,12 +278,26 @@ def _walk(ctx, fill, cursor, pull, in_indptr, in_indices, in_weights, offsets, s
 
 
 @njit(**NUMBA_FLAGS)
-def deliver_count(ctx, pull, in_indptr, in_indices, in_weights, offsets, sender_counts):
+def deliver_count(
+    ctx, pull, in_indptr, in_indices, in_weights, offsets, sender_counts, all_dst, all_val
+):
     """Pass 1: msg_ptr[d] = messages for d (own range only); returns this part's total."""
     lo, hi = ctx.lo, ctx.hi
     ctx.msg_ptr[lo:hi] = 0
     dummy = np.empty(0, dtype=np.int64)
-    _walk(ctx, False, dummy, pull, in_indptr, in_indices, in_weights, offsets, sender_counts)
+    _walk(
+        ctx,
+        False,
+        dummy,
+        pull,
+        in_indptr,
+        in_indices,
+        in_weights,
+        offsets,
+        sender_counts,
+        all_dst,
+        all_val,
+    )
     total = 0
     ncand = ctx.counters[_CANDIDATES]
     for d in range(lo, hi):
@@ -291,7 +313,9 @@ def deliver_count(ctx, pull, in_indptr, in_indices, in_weights, offsets, sender_
 
 
 @njit(**NUMBA_FLAGS)
-def deliver_fill(ctx, base, pull, in_indptr, in_indices, in_weights, offsets, sender_counts):
+def deliver_fill(
+    ctx, base, pull, in_indptr, in_indices, in_weights, offsets, sender_counts, all_dst, all_val
+):
     """Pass 2: counts become offsets starting at ``base``; write the messages. (The
     engine sets msg_ptr[n]; each part writes only msg_ptr[lo:hi], so parts never race.)"""
     lo, hi = ctx.lo, ctx.hi
@@ -302,4 +326,16 @@ def deliver_fill(ctx, base, pull, in_indptr, in_indices, in_weights, offsets, se
         ctx.msg_ptr[d] = pos
         cursor[d - lo] = pos
         pos += cnt
-    _walk(ctx, True, cursor, pull, in_indptr, in_indices, in_weights, offsets, sender_counts)
+    _walk(
+        ctx,
+        True,
+        cursor,
+        pull,
+        in_indptr,
+        in_indices,
+        in_weights,
+        offsets,
+        sender_counts,
+        all_dst,
+        all_val,
+    )

@@ -102,6 +102,7 @@ class Graph:
         "_in",
         "_id_index",
         "_sym",
+        "_derived",
         "name",
     )
 
@@ -133,6 +134,7 @@ class Graph:
         self._in = None
         self._id_index = None
         self._sym = None
+        self._derived = {}  # per-partition arrays the engine derives once (e.g. local degrees)
         # Immutable, and uniformly read-only so compiled kernels see one array type
         # whether the arrays were built here, memory-mapped or derived (in-edges).
         for a in (indptr, indices, weights):
@@ -241,6 +243,15 @@ class Graph:
                 src, dst, w, n=self.n, directed=False, ids=self.ids, name=self.name
             )
         return self._sym
+
+    def derived(self, key, build):
+        """A cached array derived from this (immutable) graph: ``build()`` runs once."""
+        if key not in self._derived:
+            value = build()
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+            self._derived[key] = value
+        return self._derived[key]
 
     def memory_bytes(self) -> int:
         """Bytes held by the CSR arrays (and in-edges if built)."""

@@ -11,11 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
+from hpgraph.config import NUMBA_FLAGS
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph.csr import Graph
 
-__all__ = ["Partition", "range_partition", "hash_partition"]
+__all__ = ["Partition", "range_partition", "hash_partition", "local_degrees"]
 
 
 @dataclass(frozen=True)
@@ -87,3 +89,17 @@ def hash_partition(graph: Graph, parts: int) -> tuple[Graph, Partition]:
     counts = np.bincount(owner, minlength=parts)
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     return g, Partition(offsets)
+
+
+@njit(**NUMBA_FLAGS)
+def local_degrees(indptr, indices, lo, hi, out):
+    """out[u] = out-edges of u (for u in part [lo, hi)) whose target is in the part too.
+    Rows are sorted, so that is two binary searches per vertex."""
+    for u in range(lo, hi):
+        a = indptr[u]
+        b = indptr[u + 1]
+        if b > a and indices[a] < hi and indices[b - 1] >= lo:
+            row = indices[a:b]
+            out[u] = np.searchsorted(row, hi) - np.searchsorted(row, lo)
+        else:
+            out[u] = 0
