@@ -231,6 +231,16 @@ def test_compile_error_names_the_user_function():
         run(prog, make_shape("path", False, False))
 
 
+def _listed_but_reads_one(ctx, v):
+    ctx.value[v] = ctx.message(v)
+
+
+def test_message_without_combiner_is_a_compile_error():
+    prog = vertex_program(_listed_but_reads_one)
+    with pytest.raises(UserProgramError, match="no combiner; use ctx.messages"):
+        run(prog, make_shape("path", False, False))
+
+
 def test_bad_declarations_and_arguments():
     with pytest.raises(InvalidArgumentError, match="unknown combiner"):
         vertex_program(_agg, combiner="avg")

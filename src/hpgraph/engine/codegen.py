@@ -15,6 +15,7 @@ import hashlib
 import importlib.util
 import inspect
 import os
+import re
 import sys
 import tempfile
 import threading
@@ -143,17 +144,28 @@ def call_kernel(program: VertexProgram, kernel, *args):
         raise UserProgramError(_explain(program, exc)) from exc
 
 
+_NOISE = ("Failed in nopython", "- ", "During:", "File ", "There are", ">>>", "<source", "^")
+_SPECIFIC = re.compile(r"^\s*(\w*Error): (.*)$")
+_FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')
+
+
 def _explain(program: VertexProgram, exc: Exception) -> str:
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
-    first = next((ln for ln in lines if not ln.startswith("-")), "compile error")
+    """One line out of numba's report: the innermost specific error, then the user's
+    file and line."""
+    text = str(exc)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    reason = next((m.group(2) for ln in lines if (m := _SPECIFIC.match(ln))), None)
+    if reason is None:
+        reason = next((ln for ln in lines if not ln.startswith(_NOISE)), "compile error")
+    reason = re.sub(r"VertexContext\(.*", "the vertex context", reason)
     py = getattr(program.compute, "py_func", program.compute)
     where = ""
     try:
-        src_file = inspect.getsourcefile(py)
-        for ln in lines:
-            if src_file and src_file in ln:
-                where = " (" + ln.strip('"') + ")"
-                break
+        src = inspect.getsourcefile(py) or ""
     except TypeError:
-        pass
-    return f"vertex program {program.name!r} does not compile: {first}{where}"
+        src = ""
+    for path, line in _FILE_LINE.findall(text):
+        if src and os.path.basename(path) == os.path.basename(src):
+            where = f" (at {src}:{line})"
+            break
+    return f"vertex program {program.name!r} does not compile: {reason}{where}"
