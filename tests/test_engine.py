@@ -104,6 +104,34 @@ def test_user_defined_combiner(threads):
     np.testing.assert_array_equal(res.values, expect)
 
 
+# --- loops inside compute: writes through ctx fields and sends per edge ------------
+def _loops(ctx, v):
+    if ctx.superstep == 0:
+        for j in range(3):
+            ctx.value[v, j] = v * (j + 1)
+        targets = ctx.out_edges(v)
+        for k in range(targets.shape[0]):
+            ctx.send(targets[k], float(k + 1))
+    else:
+        total = 0.0
+        for m in ctx.messages(v):
+            total += m
+        ctx.value[v, 0] = total
+    ctx.vote_to_halt(v)
+
+
+def test_loops_in_compute_write_and_send(threads):
+    prog = vertex_program(_loops, value=(np.float64, 3))
+    g = make_shape("multi_loops", True, False)
+    res = run(prog, g, threads=threads)
+    src, dst, _ = g.edges()
+    rank = np.arange(src.shape[0]) - g.indptr[src] + 1.0  # position of the edge in its row
+    expect = np.bincount(dst, weights=rank, minlength=g.n)
+    np.testing.assert_array_equal(res.values[:, 0], expect)
+    np.testing.assert_array_equal(res.values[:, 1], 2.0 * np.arange(g.n))
+    np.testing.assert_array_equal(res.values[:, 2], 3.0 * np.arange(g.n))
+
+
 # --- direct sends, edge functions, weights -----------------------------------------
 def _ring(ctx, v):
     if ctx.superstep == 0:

@@ -46,7 +46,7 @@ def jit_user_function(fn):
     """A numba dispatcher for a user function, compiled into (and cached with) the
     kernels, where LLVM inlines it; a function the user already jitted is recompiled from
     its Python source with the engine's flags (nogil above all)."""
-    return numba.njit(**config.NUMBA_FLAGS_NOCACHE)(getattr(fn, "py_func", fn))
+    return numba.njit(**config.NUMBA_FLAGS_NOCACHE, inline="always")(getattr(fn, "py_func", fn))
 
 
 def _fingerprint_function(fn, h, depth=0):

@@ -50,7 +50,10 @@ def _slice_in_range(indices, a, b, lo, hi):
     return a + np.searchsorted(row, lo), a + np.searchsorted(row, hi)
 
 
-@njit(**NUMBA_FLAGS)
+# inline="always": the user's compute and this loop body are merged at numba's IR level.
+# Left to LLVM, a large compute is called, not inlined, and each call passes the whole
+# context (some hundred scalars): 60 ns per vertex instead of 16 for PageRank.
+@njit(**NUMBA_FLAGS, inline="always")
 def _visit(ctx, state, has_msg, nxt, v, awake):
     """Run compute on v if it is awake or has mail; returns (awake count, ran)."""
     s = state[v]
