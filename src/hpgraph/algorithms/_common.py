@@ -33,10 +33,10 @@ def check_weights(graph, what: str):
     if bad.any():
         k = int(np.flatnonzero(bad)[0])
         u = int(np.searchsorted(graph.indptr, k, side="right") - 1)
-        ids = graph.user_ids()
+        a, b = graph.user_ids()[[u, int(graph.indices[k])]].tolist()  # Python values
         raise InvalidGraphError(
-            f"{what} needs finite, non-negative edge weights; edge {ids[u]!r} -> "
-            f"{ids[graph.indices[k]]!r} has weight {w[k]!r}"
+            f"{what} needs finite, non-negative edge weights; edge {a!r} -> {b!r} has "
+            f"weight {float(w[k])!r}"
         )
 
 

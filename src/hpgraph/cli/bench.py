@@ -1,0 +1,239 @@
+"""``hpgraph bench`` (the benchmark harness, :func:`hpgraph.bench.run_bench`) and
+``hpgraph demo`` (generate a Kronecker graph, run every kernel once after a warm-up,
+verify each, print one table)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+import traceback
+
+import click
+
+from hpgraph.cli._common import (
+    CommandFailed,
+    console,
+    fmt_bytes,
+    fmt_count,
+    fmt_seconds,
+    fmt_si,
+    plural,
+    python_scalar,
+    threads_option,
+)
+
+__all__ = ["bench", "demo"]
+
+
+@click.command(short_help="Time hpgraph's kernels against the installed PyPI peers.")
+@click.argument("graphs", nargs=-1, metavar="[GRAPH]...")
+@click.option(
+    "--kernels",
+    "-k",
+    default="pagerank,bfs,wcc,sssp",
+    show_default=True,
+    help="Comma-separated kernels.",
+)
+@click.option(
+    "--trials",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Timed runs per kernel (per root for bfs/sssp), after one warm-up.",
+)
+@threads_option
+@click.option(
+    "--roots",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="bfs/sssp sources per graph (Graph500 rule: an edge that is not a loop).",
+)
+@click.option(
+    "--verify/--no-verify",
+    default=True,
+    show_default=True,
+    help="Check hpgraph's results with its verifiers.",
+)
+@click.option(
+    "--peers",
+    default=None,
+    help="Comma-separated peers: scipy, graphblas, "
+    "networkit, igraph, scikit-network, networkx. [default: every importable one]",
+)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--damping", type=float, default=0.85, show_default=True)
+@click.option(
+    "--iterations",
+    type=click.IntRange(min=0),
+    default=20,
+    show_default=True,
+    help="PageRank iterations.",
+)
+@click.option(
+    "--output", "-o", type=click.Path(dir_okay=False), help="Also write the report: .md or .csv."
+)
+def bench(
+    graphs, kernels, trials, threads, roots, verify, peers, seed, damping, iterations, output
+):
+    """Time hpgraph's kernels and every importable peer (SciPy, python-graphblas,
+    NetworKit, igraph, scikit-network, NetworkX on small graphs) on the same GRAPHs, in
+    the same process; verify hpgraph's results and cross-check the peers'.
+
+    GRAPH: kronecker:SCALE[:EDGE_FACTOR], uniform:N:M (counts take k/M/G or 2^k), or a
+    graph file. [default: kronecker:16]. Peers come with: pip install 'hpgraph[peers]'.
+
+    \b
+    Example:
+      hpgraph bench kronecker:18 uniform:256k:4M --kernels bfs,pagerank --threads 2 -o bench.md
+    """
+    if threads:
+        # OpenMP peers without a thread setting (igraph's PRPACK) use the same count; set
+        # before any peer loads its OpenMP runtime
+        os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+    from hpgraph.bench import run_bench
+
+    report = run_bench(
+        kernels=kernels,
+        graphs=list(graphs) or ["kronecker:16"],
+        trials=trials,
+        threads=threads,
+        roots=roots,
+        verify=verify,
+        out=output,
+        peers=[p.strip() for p in peers.split(",") if p.strip()] if peers else None,
+        seed=seed,
+        damping=damping,
+        iterations=iterations,
+    )
+    if not report.ok:
+        n = len(report.failures)
+        raise CommandFailed(f"{n} hpgraph kernel run(s) failed: {'; '.join(report.failures)}")
+
+
+def _status(con, text):
+    """A transient spinner on a terminal; nothing otherwise."""
+    return con.status(text) if con.is_terminal else contextlib.nullcontext()
+
+
+def _short_summary(name, result) -> str:
+    import numpy as np
+
+    n = max(result.graph.n, 1)
+    if name == "bfs":
+        r = int(np.count_nonzero(result["depth"] >= 0))
+        return f"reached {r:,} ({100 * r / n:.1f}%), max depth {int(result['depth'].max())}"
+    if name == "sssp":
+        d = result["distance"]
+        fin = np.isfinite(d)
+        r = int(np.count_nonzero(fin))
+        return f"reached {r:,} ({100 * r / n:.1f}%), max distance {d[fin].max():.4g}"
+    if name == "wcc":
+        return f"{fmt_count(np.unique(result['component']).size)} components"
+    if name == "pagerank":
+        rank = result["rank"]
+        v = int(np.argmax(rank))
+        return f"top vertex {python_scalar(result.vertex_ids()[v])} (rank {rank[v]:.3g})"
+    return ""
+
+
+@click.command(short_help="Generate a Kronecker graph; run and verify every kernel.")
+@click.option(
+    "--scale", type=click.IntRange(1, 30), default=16, show_default=True, help="2^SCALE vertices."
+)
+@click.option("--edge-factor", type=click.IntRange(min=1), default=16, show_default=True)
+@threads_option
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.pass_obj
+def demo(state, scale, edge_factor, threads, seed):
+    """Generate the Graph500 Kronecker graph of 2^SCALE vertices, run PageRank, BFS, WCC
+    (on it) and SSSP (on a copy with uniform [0, 1) weights) on the local runtime, verify
+    each result, and print one table. Exit code 1 if any kernel fails or does not verify.
+
+    Each kernel runs once untimed first (the first run on a machine compiles it with numba,
+    which takes seconds; later runs load it from the cache), then once timed.
+    """
+    import numpy as np
+    from rich import box
+    from rich.table import Table
+
+    from hpgraph._version import __version__
+    from hpgraph.algorithms import ALGORITHMS
+    from hpgraph.cli.run import verify_result
+    from hpgraph.config import DEFAULT_THREADS
+    from hpgraph.errors import VerificationError
+    from hpgraph.generators import kronecker
+    from hpgraph.graph import Graph
+
+    out, err = console(), console(stderr=True)
+    nthreads = threads or DEFAULT_THREADS
+    out.print(
+        f"hpgraph {__version__} demo: Graph500 Kronecker graph, scale {scale}, edge factor "
+        f"{edge_factor}, seed {seed}; local runtime, {plural(nthreads, 'thread')}"
+    )
+    with _status(err, "generating the graph ..."):
+        t0 = time.perf_counter()
+        wg = kronecker(scale, edge_factor, seed=seed, weighted=True, threads=threads)
+        gen_s = time.perf_counter() - t0
+    # the same edges without weights (a view: the arrays are shared)
+    g = Graph(wg.indptr, wg.indices, None, directed=wg.directed, ids=wg.ids, name=wg.name)
+    size = g.n + g.num_edges
+    out.print(
+        f"{g.name}: {g.n:,} vertices, {g.num_edges:,} undirected edges, generated in "
+        f"{fmt_seconds(gen_s)}; CSR {fmt_bytes(g.memory_bytes())} "
+        f"({fmt_bytes(wg.memory_bytes())} with weights)"
+    )
+    source = int(np.argmax(g.out_degree()))
+    out.print(
+        f"bfs/sssp source: vertex {source} (the highest degree, {int(g.out_degree()[source]):,})"
+    )
+
+    plan = [("pagerank", g, ()), ("bfs", g, (source,)), ("wcc", g, ()), ("sssp", wg, (source,))]
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
+    for col in ("kernel", "time", "supersteps", "EVPS", "result", "verified"):
+        right = col in ("time", "supersteps", "EVPS")
+        table.add_column(col, justify="right" if right else "left")
+    failures = []
+    for name, graph, args in plan:
+        fn = ALGORITHMS[name].function
+        try:
+            with _status(err, f"{name}: warm-up (compiles on the first run) ..."):
+                fn(graph, *args, threads=threads)
+            with _status(err, f"{name}: timed run ..."):
+                t0 = time.perf_counter()
+                result = fn(graph, *args, threads=threads)
+                dt = time.perf_counter() - t0
+        except Exception as exc:
+            if state.debug:
+                traceback.print_exc()
+            what = f"{type(exc).__name__}: {exc}"
+            failures.append(f"{name}: {what}")
+            first = what.splitlines()[0]
+            table.add_row(
+                name, "-", "-", "-", first[:77] + "..." if len(first) > 80 else first, "ERROR"
+            )
+            continue
+        try:
+            with _status(err, f"{name}: verifying ..."):
+                verify_result(name, graph, result, args[0] if args else None)
+            verified = "yes"
+        except VerificationError as exc:
+            failures.append(f"{name}: {exc}")
+            verified = "FAILED"
+        table.add_row(
+            name,
+            fmt_seconds(dt),
+            fmt_count(result.meta.get("supersteps", 0)),
+            fmt_si(size / dt if dt > 0 else float("nan")),
+            _short_summary(name, result),
+            verified,
+        )
+    out.print(table)
+    out.print("time: one run after an untimed warm-up; EVPS = (|V| + |E|) / time")
+    out.print("verified: Graph500 rules (bfs, sssp), LDBC Graphalytics references (pagerank, wcc)")
+    if failures:
+        for f in failures:
+            err.print(f"failed: {f}")
+        raise CommandFailed(f"{len(failures)} of {len(plan)} kernels failed")
+    out.print(f"all {len(plan)} kernels verified. Next: hpgraph run --help, hpgraph bench --help")

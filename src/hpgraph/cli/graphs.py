@@ -1,0 +1,163 @@
+"""``hpgraph generate``, ``hpgraph info``, ``hpgraph convert``: making, describing and
+converting graph files."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import click
+
+from hpgraph.cli._common import (
+    console,
+    fmt_bytes,
+    fmt_seconds,
+    graph_facts,
+    graph_output_format,
+    kv_lines,
+    load_input,
+    load_options,
+    threads_option,
+    write_graph,
+)
+
+__all__ = ["generate", "info", "convert"]
+
+
+def _written(path, fmt, seconds) -> str:
+    return f"wrote {path} ({fmt}, {fmt_bytes(os.path.getsize(path))}) in {fmt_seconds(seconds)}"
+
+
+def _lost_vertices_note(graph, fmt) -> str | None:
+    """Edge lists cannot hold isolated vertices; say so when some exist."""
+    if fmt != "edgelist" or graph.n == 0:
+        return None
+    import numpy as np
+
+    deg = graph.out_degree()
+    if graph.directed:
+        deg = deg + np.bincount(graph.indices, minlength=graph.n)
+    lost = int(np.count_nonzero(deg == 0))
+    if not lost:
+        return None
+    return f"note: {lost:,} isolated vertices are not in the edge list (use .hpgc or .parquet)"
+
+
+@click.command(short_help="Generate a Kronecker (Graph500) or uniform random graph.")
+@click.argument("kind", type=click.Choice(["kronecker", "uniform"], case_sensitive=False))
+@click.option("--scale", "-s", type=click.IntRange(0, 40), help="kronecker: 2^SCALE vertices.")
+@click.option(
+    "--edge-factor",
+    "-e",
+    type=click.IntRange(min=0),
+    default=None,
+    help="Edges per vertex. [kronecker default: 16]",
+)
+@click.option("--vertices", "-n", help="uniform: number of vertices (1000, 1M, 2^20 ...).")
+@click.option("--edges", "-m", help="uniform: number of edges (or give --edge-factor).")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--weighted", is_flag=True, help="Uniform [0, 1) edge weights (Graph500 SSSP).")
+@click.option("--directed", is_flag=True, help="A directed graph. [default: undirected]")
+@threads_option
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False),
+    help="Write the graph: .hpgc (binary, memory-mapped when read), .parquet, or an edge "
+    "list (.el, .txt, .csv, .tsv; .gz compresses). [default: print its statistics only]",
+)
+def generate(kind, scale, edge_factor, vertices, edges, seed, weighted, directed, threads, output):
+    """Generate a graph; deterministic for a seed, whatever the thread count.
+
+    \b
+    kronecker: the Graph500 Kronecker graph, 2^SCALE vertices, EDGE_FACTOR * 2^SCALE edges
+               (self-loops and parallel edges kept, as in Graph500)
+    uniform:   G(n, m), both endpoints of every edge uniform at random
+
+    \b
+    Examples:
+      hpgraph generate kronecker --scale 20 -o kron20.hpgc
+      hpgraph generate uniform --vertices 1M --edges 16M --weighted -o urand.parquet
+    """
+    from hpgraph.bench import parse_graph_spec
+    from hpgraph.generators import kronecker, uniform_random
+
+    kind = kind.lower()
+    if kind == "kronecker":
+        if scale is None:
+            raise click.UsageError("kronecker needs --scale")
+        if vertices is not None or edges is not None:
+            raise click.UsageError(
+                "kronecker takes --scale (and --edge-factor), not --vertices/--edges"
+            )
+    else:
+        if scale is not None:
+            raise click.UsageError("uniform takes --vertices and --edges, not --scale")
+        if vertices is None or (edges is None) == (edge_factor is None):
+            raise click.UsageError("uniform needs --vertices and one of --edges, --edge-factor")
+    fmt = graph_output_format(output) if output else None
+
+    t0 = time.perf_counter()
+    kw = {"seed": seed, "weighted": weighted, "directed": directed, "threads": threads}
+    if kind == "kronecker":
+        g = kronecker(scale, 16 if edge_factor is None else edge_factor, **kw)
+    else:
+        n = parse_graph_spec(f"uniform:{vertices}:0")["n"]
+        m = parse_graph_spec(f"uniform:0:{edges}")["m"] if edges is not None else edge_factor * n
+        g = uniform_random(n, m, **kw)
+    made = time.perf_counter() - t0
+
+    out = console()
+    out.print(kv_lines([*graph_facts(g), ("generated in", fmt_seconds(made))]))
+    if output:
+        t0 = time.perf_counter()
+        write_graph(g, output)
+        out.print(_written(output, fmt, time.perf_counter() - t0))
+        note = _lost_vertices_note(g, fmt)
+        if note:
+            out.print(note)
+
+
+@click.command(short_help="Describe a graph: sizes, degrees, self-loops, memory.")
+@click.argument("input")
+@load_options
+def info(input, directed, weighted, fmt, no_cache, seed):
+    """Describe INPUT (a graph file or a generator spec such as kronecker:16): vertices,
+    edges, degrees, isolated vertices, self-loops, and the memory its CSR arrays take.
+
+    A text or Parquet file is parsed once; its binary form (INPUT.hpgc, or under
+    ~/.cache/hpgraph when the folder is read-only) is reused while the file is unchanged.
+    """
+    g, _, how = load_input(
+        input, directed=directed, weighted=weighted, fmt=fmt, cache=not no_cache, seed=seed
+    )
+    console().print(kv_lines([("input", f"{input} ({how})"), *graph_facts(g)]))
+
+
+@click.command(short_help="Convert a graph between .hpgc, Parquet and edge lists.")
+@click.argument("input")
+@click.argument("output", type=click.Path(dir_okay=False))
+@load_options
+def convert(input, output, directed, weighted, fmt, no_cache, seed):
+    """Read INPUT (any readable format, or a generator spec) and write OUTPUT in the format
+    its extension names: .hpgc, .parquet, or an edge list (.el, .txt, .edges, .csv, .tsv;
+    optionally .gz). Edge lists keep user ids but lose isolated vertices.
+    """
+    from hpgraph.errors import InvalidArgumentError
+
+    if os.path.exists(output) and os.path.exists(input) and os.path.samefile(input, output):
+        raise InvalidArgumentError(f"{output}: the output would overwrite the input")
+    out_fmt = graph_output_format(output)
+    g, _, how = load_input(
+        input, directed=directed, weighted=weighted, fmt=fmt, cache=not no_cache, seed=seed
+    )
+    out = console()
+    kind = "directed" if g.directed else "undirected"
+    w = ", weighted" if g.weighted else ""
+    out.print(f"{input}: {g.n:,} vertices, {g.num_edges:,} edges, {kind}{w}; {how}")
+    t0 = time.perf_counter()
+    write_graph(g, output)
+    out.print(_written(output, out_fmt, time.perf_counter() - t0))
+    note = _lost_vertices_note(g, out_fmt)
+    if note:
+        out.print(note)
