@@ -30,7 +30,7 @@ from hpgraph.engine import context, superstep
 from hpgraph.engine.program import VertexProgram
 from hpgraph.errors import UserProgramError
 
-__all__ = ["kernels_for", "jit_user_function", "call_kernel"]
+__all__ = ["kernels_for", "jit_user_function", "call_kernel", "entry_point"]
 
 _BUILTIN_COMBINERS = {
     "sum": context.combine_sum,
@@ -142,6 +142,20 @@ def call_kernel(program: VertexProgram, kernel, *args):
         return kernel(*args)
     except NumbaError as exc:
         raise UserProgramError(_explain(program, exc)) from exc
+
+
+def entry_point(program: VertexProgram, kernel, *args):
+    """Compile (or load) ``kernel`` for these arguments' types by calling it once, and
+    return its compiled entry point for arguments of the same types.
+
+    Calling the dispatcher resolves the numba type of every argument each time; for the
+    vertex context (a tuple of some hundred items) that costs milliseconds per call,
+    more than a superstep of a small graph. The entry point skips it.
+    """
+    call_kernel(program, kernel, *args)
+    sig = tuple(kernel.typeof_pyval(a) for a in args)
+    cres = kernel.overloads.get(sig)
+    return kernel if cres is None else cres.entry_point
 
 
 _NOISE = ("Failed in nopython", "- ", "During:", "File ", "There are", ">>>", "<source", "^")

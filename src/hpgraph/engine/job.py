@@ -233,19 +233,21 @@ class _Job:
         return self.counter_rows[:, : len(COUNTERS)]
 
     def _warm_up(self):
-        """Compile (or load from the cache) before the clock starts; an empty range runs
-        nothing, so this touches no state."""
+        """Compile (or load from the cache) before the clock starts, and keep each
+        kernel's entry point; an empty range runs nothing, so this touches no state."""
         k, prog = self.kernels, self.program
         scratch = np.zeros(len(COUNTERS), dtype=np.int64)
         empty = self.base._replace(lo=0, hi=0, counters_d=describe(scratch))
-        codegen.call_kernel(prog, k.compute_part, empty, False)
+        self.compute_part = codegen.entry_point(prog, k.compute_part, empty, False)
         zeros = np.zeros(self.partition.parts, dtype=np.int64)
-        dargs = (False, *self._edge_arrays(False), self.offsets, zeros, self.all_dst, self.all_val)
+        dargs = (*self._edge_arrays(False), self.offsets, zeros, self.all_dst, self.all_val)
         if prog.combined:
-            codegen.call_kernel(prog, k.deliver_combined, empty, False, False, *dargs[1:])
+            self.deliver_combined = codegen.entry_point(
+                prog, k.deliver_combined, empty, False, False, *dargs
+            )
         else:
-            codegen.call_kernel(prog, k.deliver_count, empty, *dargs)
-            codegen.call_kernel(prog, k.deliver_fill, empty, 0, *dargs)
+            self.deliver_count = codegen.entry_point(prog, k.deliver_count, empty, False, *dargs)
+            self.deliver_fill = codegen.entry_point(prog, k.deliver_fill, empty, 0, False, *dargs)
 
     def _edge_arrays(self, pull):
         """In-edges for pull (built on first need), or the out-CSR as a placeholder."""
@@ -260,7 +262,7 @@ class _Job:
 
     # ------------------------------------------------------------------ the loop
     def loop(self, max_supersteps, master, progress):
-        rt, k, graph = self.rt, self.kernels, self.graph
+        rt, graph = self.rt, self.graph
         parts = self.partition.parts
         stats = JobStats(runtime=rt.name, parts=parts, setup_s=self.setup_s)
         counters = self.counters()
@@ -277,7 +279,9 @@ class _Job:
                 t0 = time.perf_counter()
                 self.base = self.base._replace(superstep=ss)
                 self.agg_rows[:, : self.nagg] = self.agg_identity
-                comp = rt.run_parts(k.compute_part, lambda p, first=(ss == 0): (self.ctx(p), first))
+                comp = rt.run_parts(
+                    self.compute_part, lambda p, first=(ss == 0): (self.ctx(p), first)
+                )
 
                 tot = rt.allreduce(counters.sum(axis=0))
                 agg = self._reduce_aggregators()
@@ -330,7 +334,7 @@ class _Job:
         return out
 
     def _deliver(self, pull):
-        k, prog, rt = self.kernels, self.program, self.rt
+        prog, rt = self.program, self.rt
         sender_counts = self.counters()[:, _C["senders"]].copy()
         edge = (
             pull,
@@ -343,15 +347,15 @@ class _Job:
         if prog.combined:
             everyone = prog.edge_message is None and int(sender_counts.sum()) == self.graph.n
             return rt.run_parts(
-                k.deliver_combined, lambda p: (self.ctx(p), edge[0], everyone, *edge[1:])
+                self.deliver_combined, lambda p: (self.ctx(p), edge[0], everyone, *edge[1:])
             )
-        counted = rt.run_parts(k.deliver_count, lambda p: (self.ctx(p), *edge))
+        counted = rt.run_parts(self.deliver_count, lambda p: (self.ctx(p), *edge))
         totals = np.array([c for c, _ in counted], dtype=np.int64)
         bases = np.concatenate([[0], np.cumsum(totals)])
         msg_val = np.empty((int(bases[-1]), *prog.message_shape), dtype=prog.message_dtype)
         self.set_array("msg_val", msg_val)
         self.a["msg_ptr"][-1] = bases[-1]
-        filled = rt.run_parts(k.deliver_fill, lambda p: (self.ctx(p), int(bases[p]), *edge))
+        filled = rt.run_parts(self.deliver_fill, lambda p: (self.ctx(p), int(bases[p]), *edge))
         return [(None, a + b) for (_, a), (_, b) in zip(counted, filled, strict=True)]
 
     def _stats(self, ss, tot, mode, comp, deliver, wall):
