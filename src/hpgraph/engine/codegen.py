@@ -22,6 +22,7 @@ import threading
 from types import ModuleType
 
 import numba
+import numpy as np
 from numba.core.errors import NumbaError
 
 from hpgraph import config
@@ -47,6 +48,21 @@ def jit_user_function(fn):
     kernels, where LLVM inlines it; a function the user already jitted is recompiled from
     its Python source with the engine's flags (nogil above all)."""
     return numba.njit(**config.NUMBA_FLAGS_NOCACHE, inline="always")(getattr(fn, "py_func", fn))
+
+
+def _identity(combiner, dtype, shape):
+    """The neutral element of a built-in combiner on scalar messages (None otherwise): it
+    lets pull delivery accumulate without a "first message?" test per edge."""
+    if shape or combiner not in ("sum", "min", "max"):
+        return None
+    if combiner == "sum":
+        return dtype.type(0)
+    if dtype.kind == "f":
+        return dtype.type(np.inf if combiner == "min" else -np.inf)
+    if dtype.kind == "b":
+        return dtype.type(combiner == "min")
+    info = np.iinfo(dtype)
+    return dtype.type(info.max if combiner == "min" else info.min)
 
 
 def _fingerprint_function(fn, h, depth=0):
@@ -76,6 +92,8 @@ def _fingerprint(program: VertexProgram, template: str) -> str:
     h = hashlib.sha256()
     h.update(template.encode())
     h.update(f"{__version__} {numba.__version__} {sys.version_info[:2]}".encode())
+    # constants bound into the module depend on the message type
+    h.update(f"{program.message_dtype.str} {program.message_shape}".encode())
     for fn in (program.compute, program.combiner, program.edge_message):
         if callable(fn):
             _fingerprint_function(fn, h)
@@ -132,6 +150,9 @@ def kernels_for(program: VertexProgram) -> ModuleType:
             else context.edge_message_identity
         )
         mod._EARLY_EXIT = combiner == "any"
+        identity = _identity(combiner, program.message_dtype, program.message_shape)
+        mod._HAS_IDENTITY = identity is not None
+        mod._IDENTITY = identity if identity is not None else 0
         _loaded[key] = mod
         return mod
 

@@ -31,7 +31,7 @@ from numba import carray, njit, types
 from numba.core.errors import TypingError
 from numba.extending import intrinsic, overload_attribute, overload_method
 
-from hpgraph.config import NUMBA_FLAGS
+from hpgraph.config import NUMBA_FLAGS_NOCACHE
 
 __all__ = [
     "VertexContext",
@@ -131,7 +131,7 @@ def _pointer(typingctx, address, zero):
     return sig, codegen
 
 
-@njit(**NUMBA_FLAGS)
+@njit(**NUMBA_FLAGS_NOCACHE, inline="always")
 def _borrow(d):
     # An array over memory owned by the Python side, with no meminfo: reading a context
     # field then costs no reference counting. A namedtuple of plain arrays would incref
@@ -262,7 +262,7 @@ def _send_along_edges(ctx, v, m):
     return impl
 
 
-@njit(**NUMBA_FLAGS)
+@njit(**NUMBA_FLAGS_NOCACHE, inline="always")
 def _broadcast(ctx, v, m, kind):
     # One value per sender, whatever its degree: delivery reads it along each edge.
     # A second broadcast by the same vertex in one superstep replaces the first.
@@ -334,31 +334,33 @@ def _aggregated(ctx, i):
 
 
 # ---------------------------------------------------------------- built-in combiners
-# Each works on scalars and, elementwise, on fixed-size vector messages.
+# Each works on scalars and, elementwise, on fixed-size vector messages. Inlined at the
+# IR level and not cached on their own: a callee loaded from numba's cache is object
+# code, which LLVM cannot inline into the delivery loop (a call per edge).
 
 
-@njit(**NUMBA_FLAGS)
+@njit(**NUMBA_FLAGS_NOCACHE, inline="always")
 def combine_sum(a, b):
     return a + b
 
 
-@njit(**NUMBA_FLAGS)
+@njit(**NUMBA_FLAGS_NOCACHE, inline="always")
 def combine_min(a, b):
     return np.minimum(a, b)
 
 
-@njit(**NUMBA_FLAGS)
+@njit(**NUMBA_FLAGS_NOCACHE, inline="always")
 def combine_max(a, b):
     return np.maximum(a, b)
 
 
-@njit(**NUMBA_FLAGS)
+@njit(**NUMBA_FLAGS_NOCACHE, inline="always")
 def combine_any(a, b):
     # Keep the first message: valid when every message means the same to the receiver
     # (BFS: "a neighbour reached me"); lets pull-style delivery stop at the first one.
     return a
 
 
-@njit(**NUMBA_FLAGS)
+@njit(**NUMBA_FLAGS_NOCACHE, inline="always")
 def edge_message_identity(m, w):
     return m

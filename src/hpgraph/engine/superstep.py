@@ -38,12 +38,14 @@ _compute = None  # compute(ctx, v)
 _combine = None  # combine(a, b) -> message
 _edge_message = None  # edge_message(m, weight) -> message
 _EARLY_EXIT = False  # the combiner keeps the first message: pull may stop at it
+_HAS_IDENTITY = False  # a built-in combiner on scalars, whose neutral element is:
+_IDENTITY = 0
 
 # counters columns (see context.COUNTERS)
 _COMPUTED, _AWAKE, _SENDERS, _SENDER_EDGES, _LOCAL, _REMOTE, _DIRECT, _CANDIDATES = range(8)
 
 
-@njit(**NUMBA_FLAGS)
+@njit(**NUMBA_FLAGS, inline="always")
 def _slice_in_range(indices, a, b, lo, hi):
     """Positions [k0, k1) of the sorted row indices[a:b] whose targets lie in [lo, hi)."""
     row = indices[a:b]
@@ -123,7 +125,7 @@ def compute_part(ctx, force_dense):
     c[_CANDIDATES] = awake
 
 
-@njit(**NUMBA_FLAGS)
+@njit(**NUMBA_FLAGS, inline="always")
 def _receive(inbox, has_msg, state, nxt, lo, d, m, ncand):
     """Combine m into d's inbox; a halted receiver joins the next candidates."""
     if has_msg[d] != 0:
@@ -152,6 +154,15 @@ def deliver_combined(
         weighted = in_weights.shape[0] > 0
         for d in range(lo, hi):
             if state[d] == FINISHED:
+                continue
+            if everyone and _HAS_IDENTITY:  # the SpMV case (PageRank): a tight loop
+                k0 = in_indptr[d]
+                k1 = in_indptr[d + 1]
+                if k1 > k0:
+                    acc0 = _IDENTITY
+                    for k in range(k0, k1):
+                        acc0 = _combine(acc0, outbox[in_indices[k]])
+                    ncand = _receive(inbox, has_msg, state, nxt, lo, d, acc0, ncand)
                 continue
             got = False
             acc = inbox[d]
