@@ -41,6 +41,7 @@ _BUILTIN_COMBINERS = {
 }
 _lock = threading.Lock()
 _loaded: dict[str, ModuleType] = {}
+_entries: dict = {}  # (kernel, argument type key) -> compiled entry point
 
 
 def jit_user_function(fn):
@@ -165,18 +166,39 @@ def call_kernel(program: VertexProgram, kernel, *args):
         raise UserProgramError(_explain(program, exc)) from exc
 
 
+def _type_key(value):
+    """A cheap stand-in for an argument's numba type: equal keys, equal types."""
+    if isinstance(value, tuple):
+        return (type(value), tuple(_type_key(v) for v in value))
+    if isinstance(value, np.ndarray):
+        return ("a", value.dtype.str, value.ndim, value.flags.c_contiguous, value.flags.writeable)
+    if isinstance(value, np.generic):
+        return ("s", value.dtype.str)
+    if isinstance(value, (bool, int, float)):
+        return type(value)
+    numba_type = getattr(value, "_numba_type_", None)  # typed containers
+    return ("n", str(numba_type)) if numba_type is not None else ("?", id(value))
+
+
 def entry_point(program: VertexProgram, kernel, *args):
     """Compile (or load) ``kernel`` for these arguments' types by calling it once, and
     return its compiled entry point for arguments of the same types.
 
     Calling the dispatcher resolves the numba type of every argument each time; for the
     vertex context (a tuple of some hundred items) that costs milliseconds per call,
-    more than a superstep of a small graph. The entry point skips it.
+    more than a superstep of a small graph. The entry point skips it; it is remembered
+    per argument-type key, so a later job of the same program skips it too.
     """
+    key = (kernel, tuple(_type_key(a) for a in args))
+    found = _entries.get(key)
+    if found is not None:
+        return found
     call_kernel(program, kernel, *args)
     sig = tuple(kernel.typeof_pyval(a) for a in args)
     cres = kernel.overloads.get(sig)
-    return kernel if cres is None else cres.entry_point
+    found = kernel if cres is None else cres.entry_point
+    _entries[key] = found
+    return found
 
 
 _NOISE = ("Failed in nopython", "- ", "During:", "File ", "There are", ">>>", "<source", "^")
