@@ -40,9 +40,8 @@ from numba import njit
 
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.errors import InvalidArgumentError
-from hpgraph.generators._csr import csr_from_edges
 from hpgraph.generators._rng import check_seed, chunk_stream, run_chunks, stream
-from hpgraph.graph import index_dtype
+from hpgraph.graph import Graph, index_dtype
 
 __all__ = ["kronecker", "kronecker_edges", "uniform_random", "uniform_random_edges"]
 
@@ -212,7 +211,7 @@ def kronecker(
     n, src, dst, w = _kron_edges(scale, edge_factor, seed, a, b, c, weighted, threads, False)
     if name is None:
         name = f"kron{scale}" if edge_factor == 16 else f"kron{scale}-ef{edge_factor}"
-    return csr_from_edges(src, dst, w, n, directed=directed, name=name, threads=threads)
+    return Graph.from_edges(src, dst, w, n=n, directed=directed, name=name, threads=threads)
 
 
 def _uniform_edges(n, m, seed, weighted, threads):
@@ -251,7 +250,7 @@ def uniform_random(n, m, *, seed=0, weighted=False, directed=False, name=None, t
     n, src, dst, w = _uniform_edges(n, m, seed, weighted, threads)
     if name is None:
         name = f"uniform-{_short(n)}-{_short(m)}"
-    return csr_from_edges(src, dst, w, n, directed=directed, name=name, threads=threads)
+    return Graph.from_edges(src, dst, w, n=n, directed=directed, name=name, threads=threads)
 
 
 def _short(x: int) -> str:

@@ -21,6 +21,7 @@ from numba import njit
 
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.errors import InvalidArgumentError, InvalidGraphError
+from hpgraph.graph.build import build_csr
 
 __all__ = ["Graph", "index_dtype"]
 
@@ -28,59 +29,6 @@ __all__ = ["Graph", "index_dtype"]
 def index_dtype(n: int) -> np.dtype:
     """The narrowest signed integer type that holds vertex ids 0..n-1."""
     return np.dtype(np.int32) if n < 2**31 - 1 else np.dtype(np.int64)
-
-
-@njit(**NUMBA_FLAGS)
-def _counting_sort_csr(keys, others, weights, n, has_weights):
-    """CSR rows keyed by ``keys`` holding ``others``; stable, so a previous sort by
-    ``others`` leaves every row sorted."""
-    m = keys.shape[0]
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    for i in range(m):
-        indptr[keys[i] + 1] += 1
-    for v in range(n):
-        indptr[v + 1] += indptr[v]
-    pos = indptr[:-1].copy()
-    out = np.empty(m, dtype=others.dtype)
-    w_out = np.empty(m if has_weights else 0, dtype=np.float64)
-    for i in range(m):
-        k = keys[i]
-        p = pos[k]
-        out[p] = others[i]
-        if has_weights:
-            w_out[p] = weights[i]
-        pos[k] = p + 1
-    return indptr, out, w_out
-
-
-@njit(**NUMBA_FLAGS)
-def _counting_order(keys, n):
-    """Stable permutation that sorts ``keys`` (values in 0..n-1)."""
-    m = keys.shape[0]
-    start = np.zeros(n + 1, dtype=np.int64)
-    for i in range(m):
-        start[keys[i] + 1] += 1
-    for v in range(n):
-        start[v + 1] += start[v]
-    order = np.empty(m, dtype=np.int64)
-    for i in range(m):
-        k = keys[i]
-        order[start[k]] = i
-        start[k] += 1
-    return order
-
-
-def _build_csr(src, dst, weights, n):
-    """Rows by ``src``, each row sorted by ``dst`` (two stable counting sorts, O(m + n))."""
-    has_w = weights is not None
-    w = weights if has_w else np.empty(0, dtype=np.float64)
-    order = _counting_order(dst, n)
-    src_s = src[order]
-    dst_s = dst[order]
-    w_s = w[order] if has_w else w
-    del order
-    indptr, indices, w_out = _counting_sort_csr(src_s, dst_s, w_s, n, has_w)
-    return indptr, indices, (w_out if has_w else None)
 
 
 class Graph:
@@ -143,11 +91,14 @@ class Graph:
 
     # ------------------------------------------------------------------ building
     @classmethod
-    def from_edges(cls, src, dst, weights=None, *, n=None, directed=True, ids=None, name=""):
+    def from_edges(
+        cls, src, dst, weights=None, *, n=None, directed=True, ids=None, name="", threads=None
+    ):
         """Build a graph from edge arrays of internal ids ``0..n-1``.
 
         ``n`` defaults to ``max id + 1``. For an undirected graph every edge is stored in
-        both directions (self-loops once). Multi-edges are kept.
+        both directions (self-loops once). Multi-edges are kept. Peak memory: the edge
+        arrays plus the CSR (see :mod:`hpgraph.graph.build`).
         """
         src = np.asarray(src)
         dst = np.asarray(dst)
@@ -170,19 +121,9 @@ class Graph:
             weights = np.asarray(weights, dtype=np.float64)
             if weights.shape != src.shape:
                 raise InvalidArgumentError("weights must have one value per edge")
-        if not directed:
-            loop = src == dst
-            if loop.any():
-                keep = ~loop
-                rsrc, rdst = dst[keep], src[keep]
-                rw = None if weights is None else weights[keep]
-            else:
-                rsrc, rdst, rw = dst, src, weights
-            src = np.concatenate([src, rsrc])
-            dst = np.concatenate([dst, rdst])
-            if weights is not None:
-                weights = np.concatenate([weights, rw])
-        indptr, indices, w = _build_csr(src, dst, weights, n)
+        indptr, indices, w = build_csr(
+            src, dst, weights, n, idt, undirected=not directed, threads=threads
+        )
         return cls(indptr, indices, w, directed=directed, ids=ids, name=name)
 
     # ------------------------------------------------------------------ properties
@@ -220,7 +161,10 @@ class Graph:
             return self.indptr, self.indices, self.weights
         if self._in is None:
             src = np.repeat(np.arange(self.n, dtype=self.indices.dtype), np.diff(self.indptr))
-            ip, ix, w = _build_csr(self.indices, src, self.weights, self.n)
+            ip, ix, w = build_csr(
+                self.indices, src, self.weights, self.n, self.indices.dtype, undirected=False
+            )
+            del src
             for a in (ip, ix, w):
                 if a is not None:
                     a.flags.writeable = False

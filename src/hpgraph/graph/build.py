@@ -1,19 +1,20 @@
-"""Build a :class:`~hpgraph.graph.Graph` from generated edge arrays with few copies.
+"""Building CSR arrays from an edge list with few copies (``Graph.from_edges``, the
+generators, the in-edges of a directed graph all use it).
 
-``Graph.from_edges`` is general but holds several copies of the edge list (the
-undirected doubling, a sort order, sorted copies). Generated graphs can be large
-(Graph500 scale 24: 268M edges), so the generators use this builder instead:
+Graphs can be large (Graph500 scale 24: 268M edges), so nothing here copies the edge
+list: no doubled list for undirected graphs, no sort order, no sorted copies.
 
 1. count degrees (one pass over the edges);
 2. scatter every edge into its row (forward pass, then, for undirected graphs, the
    reverse pass; self-loops stored once);
 3. sort each row by target, stably, so parallel edges keep the order of the edge list.
 
-The result equals ``Graph.from_edges(src, dst, weights, n=n, directed=directed)`` array
-for array. Peak memory is the edge list plus the CSR: for an undirected unweighted graph
-with int32 ids, 8 B per edge (src, dst) + 8 B per edge (two stored int32 targets) = 16 B
-per generated edge, plus 16 B per vertex (indptr and fill positions); weighted adds
-8 B per edge (the edge list's weights) + 16 B per edge (two stored float64 weights).
+Rows are sorted by target and parallel edges keep the order of the edge list (forward
+edges before reversed ones). Peak memory is the edge list plus the CSR: for an undirected
+unweighted graph with int32 ids, 8 B per edge (src, dst) + 8 B per edge (two stored
+int32 targets) = 16 B per input edge, plus 16 B per vertex (indptr and fill positions);
+weighted adds 8 B per edge (the edge list's weights) + 16 B per edge (two stored float64
+weights).
 """
 
 from __future__ import annotations
@@ -24,9 +25,8 @@ import numpy as np
 from numba import njit
 
 from hpgraph.config import DEFAULT_THREADS, NUMBA_FLAGS
-from hpgraph.graph import Graph, index_dtype
 
-__all__: list[str] = []
+__all__ = ["build_csr"]
 
 #: Rows up to this length are sorted by insertion sort (stable, no allocation).
 _SMALL_ROW = 32
@@ -99,13 +99,12 @@ def _sort_rows(indptr, indices, w, lo_row, hi_row, has_w):
             indices[lo:hi].sort()
 
 
-def csr_from_edges(src, dst, weights, n, *, directed, name="", threads=None):
-    """A Graph from int32/int64 edge arrays (ids already in 0..n-1, not checked); rows are
-    sorted on ``threads`` threads."""
-    undirected = not directed
-    idt = index_dtype(n)
+def build_csr(src, dst, weights, n, index_type, *, undirected, threads=None):
+    """(indptr, indices, weights or None) of the rows ``src`` holding ``dst``; with
+    ``undirected`` every non-loop edge is also stored reversed. Ids must already lie in
+    0..n-1 (not checked here). Rows are sorted on ``threads`` threads."""
     indptr = _row_counts(src, dst, n, undirected)
-    indices = np.empty(int(indptr[-1]), dtype=idt)
+    indices = np.empty(int(indptr[-1]), dtype=index_type)
     has_w = weights is not None
     w_in = weights if has_w else np.empty(0, dtype=np.float64)
     w_out = np.empty(indices.shape[0] if has_w else 0, dtype=np.float64)
@@ -124,4 +123,4 @@ def csr_from_edges(src, dst, weights, n, *, directed, name="", threads=None):
             ]
             for f in futures:
                 f.result()
-    return Graph(indptr, indices, w_out if has_w else None, directed=directed, name=name)
+    return indptr, indices, (w_out if has_w else None)
