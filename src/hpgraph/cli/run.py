@@ -87,6 +87,19 @@ def _algorithm_options(taken) -> list[click.Option]:
 )
 @click.option("--verify", is_flag=True, help="Check the result with the algorithm's verifier.")
 @click.option(
+    "--ranks",
+    type=click.IntRange(min=1),
+    help="Run on the MPI runtime with this many ranks, started with mpiexec.",
+)
+@click.option(
+    "--runtime",
+    "runtime_name",
+    type=click.Choice(["local", "mpi"]),
+    default="local",
+    show_default=True,
+    help="local: threads; mpi: one part per rank (when started by mpiexec).",
+)
+@click.option(
     "--output",
     "-o",
     type=click.Path(dir_okay=False),
@@ -94,7 +107,19 @@ def _algorithm_options(taken) -> list[click.Option]:
     "holds the input's ids.",
 )
 @load_options
-def run(algorithm, input, source, threads, stats, progress, verify, output, **options):
+def run(
+    algorithm,
+    input,
+    source,
+    threads,
+    stats,
+    progress,
+    verify,
+    ranks,
+    runtime_name,
+    output,
+    **options,
+):
     """Run ALGORITHM (bfs, wcc, pagerank, sssp) on INPUT (a graph file, or a generated
     graph such as kronecker:16 or uniform:1M:16M) on the local runtime, and report the
     time, supersteps, EVPS and a summary of the result.
@@ -108,6 +133,8 @@ def run(algorithm, input, source, threads, stats, progress, verify, output, **op
     from hpgraph.algorithms import ALGORITHMS
     from hpgraph.errors import InvalidArgumentError
 
+    if ranks is not None:
+        sys.exit(_launch_mpi(ranks))
     load = {k: options.pop(k) for k in ("directed", "weighted", "fmt", "no_cache", "seed")}
     name = algorithm.lower()
     algo = ALGORITHMS.get(name)
@@ -145,9 +172,18 @@ def run(algorithm, input, source, threads, stats, progress, verify, output, **op
         uid, source_row = _resolve_source(graph, source, input)
         args = (uid,)
 
+    runtime = None
+    if runtime_name == "mpi":
+        from hpgraph.runtimes.mpi import MPIRuntime
+
+        runtime = MPIRuntime()
     t0 = time.perf_counter()
-    result = algo.function(graph, *args, threads=threads, progress=progress, **given)
+    result = algo.function(
+        graph, *args, threads=threads, runtime=runtime, progress=progress, **given
+    )
     elapsed = time.perf_counter() - t0
+    if runtime is not None and not runtime.is_root:
+        return  # every rank holds the result; rank 0 reports and writes it
 
     out = console()
     rows = [
@@ -187,6 +223,35 @@ def run(algorithm, input, source, threads, stats, progress, verify, output, **op
         out.print(f"verified: yes, {what} ({fmt_seconds(time.perf_counter() - t0)})")
 
 
+def _launch_mpi(ranks: int) -> int:
+    """Re-run this command under ``mpiexec -n ranks`` on the MPI runtime; its exit code."""
+    import os
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    from hpgraph.errors import InvalidArgumentError
+
+    beside = Path(sys.executable).parent / "mpiexec"  # the mpich wheel puts it here
+    mpiexec = str(beside) if beside.exists() else shutil.which("mpiexec")
+    if mpiexec is None:
+        raise InvalidArgumentError("--ranks needs mpiexec: pip install 'hpgraph[mpi]'")
+    argv, skip = [], False
+    for arg in sys.argv[1:]:  # drop --ranks N / --ranks=N, force the MPI runtime
+        if skip:
+            skip = False
+            continue
+        if arg == "--ranks":
+            skip = True
+            continue
+        if arg.startswith("--ranks="):
+            continue
+        argv.append(arg)
+    cmd = [mpiexec, "-n", str(ranks), sys.executable, "-m", "hpgraph.cli.main", *argv]
+    cmd += ["--runtime", "mpi"]
+    return subprocess.call(cmd, env=dict(os.environ))
+
+
 def _resolve_source(graph, source, input):
     """(source in the input's ids, report row): ``source`` (a string from the command
     line, resolved by :meth:`Graph.vertex_index`) or the vertex of highest out-degree."""
@@ -215,7 +280,8 @@ def _timing_rows(graph, result, elapsed):
     time_text = fmt_seconds(elapsed)
     if job is not None:
         setup = job.setup_s
-        rows.append(("runtime", f"{job.runtime}, {plural(job.parts, 'thread')}"))
+        unit = "rank" if job.runtime == "mpi" else "thread"
+        rows.append(("runtime", f"{job.runtime}, {plural(job.parts, unit)}"))
         time_text += f" (setup {fmt_seconds(setup)}: partitioning, kernel compile or cache load)"
     rows.append(("time", time_text))
     if "supersteps" in result.meta:

@@ -203,6 +203,7 @@ class _Job:
         self.offsets = offsets
         self.in_csr = None
         self._warm_up()
+        rt.prepare(self)
         self.setup_s = time.perf_counter() - t0
 
     # ------------------------------------------------------------------ helpers
@@ -267,7 +268,7 @@ class _Job:
         stats = JobStats(runtime=rt.name, parts=parts, setup_s=self.setup_s)
         counters = self.counters()
         m_stored = max(graph.num_stored_edges, 1)
-        show = _Progress(max_supersteps) if progress else None
+        show = _Progress(max_supersteps) if progress and rt.is_root else None
         stopped_by = "halt"
         ss = 0
         t_start = time.perf_counter()
@@ -290,8 +291,7 @@ class _Job:
                 mode = "-" if messages == 0 else ("pull" if pull else "push")
                 deliver = []
                 if messages:
-                    rt.exchange(self, pull)
-                    deliver = self._deliver(pull)
+                    deliver = rt.deliver(self, pull)
                 t2 = time.perf_counter()
 
                 # next superstep's candidates are the ones gathered now
@@ -317,7 +317,7 @@ class _Job:
                 show.close()
         stats.total_s = self.setup_s + (time.perf_counter() - t_start)
         return JobResult(
-            values=self.a["value"],
+            values=rt.gather(self.a["value"], self.offsets),
             supersteps=ss,
             aggregated=self.a["agg_value"].copy(),
             stats=stats,
@@ -333,7 +333,9 @@ class _Job:
             out[i] = self.rt.allreduce(np.array([local]), name)[0]
         return out
 
-    def _deliver(self, pull):
+    def deliver_shared(self, pull):
+        """Delivery when every part can read every sender's values in place (shared
+        memory); returns each local part's (result, seconds)."""
         prog, rt = self.program, self.rt
         sender_counts = self.counters()[:, _C["senders"]].copy()
         edge = (

@@ -28,6 +28,9 @@ from hpgraph.engine.context import ACTIVE, FINISHED, SEND_EDGES, SEND_NONE
 
 __all__ = [
     "compute_part",
+    "merge_combined",
+    "emit_listed",
+    "mark_listed",
     "deliver_combined",
     "deliver_count",
     "deliver_fill",
@@ -353,3 +356,68 @@ def deliver_fill(
         all_dst,
         all_val,
     )
+
+
+# ---------------------------------------------------------------- delivery across processes
+# A runtime whose parts live in other processes (MPI) cannot read the senders' values in
+# place: each process combines its own senders' messages per receiver (push into scratch
+# arrays, deliver_combined over the whole id range), ships one (receiver, value) pair per
+# receiver, and the owner merges what arrives. Without a combiner it ships every message.
+
+
+@njit(**NUMBA_FLAGS)
+def merge_combined(ctx, ids, vals):
+    """Combine received (receiver, value) pairs into this part's inbox."""
+    lo = ctx.lo
+    state, inbox, has_msg, nxt = ctx.state, ctx.inbox, ctx.has_msg, ctx.next_candidates
+    ncand = ctx.counters[_CANDIDATES]
+    for j in range(ids.shape[0]):
+        d = ids[j]
+        if state[d] != FINISHED:
+            ncand = _receive(inbox, has_msg, state, nxt, lo, d, vals[j], ncand)
+    ctx.counters[_CANDIDATES] = ncand
+
+
+@njit(**NUMBA_FLAGS)
+def emit_listed(ctx, fill, out_dst, out_val):
+    """This part's messages as (receiver, value) pairs, in sender order; with ``fill``
+    false, only their number."""
+    lo = ctx.lo
+    indptr, indices, weights = ctx.indptr, ctx.indices, ctx.weights
+    sending, outbox, senders = ctx.sending, ctx.outbox, ctx.senders
+    weighted = weights.shape[0] > 0
+    pos = 0
+    for i in range(lo, lo + ctx.counters[_SENDERS]):
+        u = senders[i]
+        kind = sending[u]
+        for k in range(indptr[u], indptr[u + 1]):
+            if fill:
+                m = outbox[u]
+                if kind == SEND_EDGES:
+                    m = _edge_message(m, weights[k] if weighted else 1.0)
+                out_dst[pos] = indices[k]
+                out_val[pos] = m
+            pos += 1
+    dsts = ctx.direct_dst
+    vals = ctx.direct_val
+    for j in range(len(dsts)):
+        if fill:
+            out_dst[pos] = dsts[j]
+            out_val[pos] = vals[j]
+        pos += 1
+    return pos
+
+
+@njit(**NUMBA_FLAGS)
+def mark_listed(ctx, counts):
+    """Flag this part's receivers of listed messages (counts per vertex of [lo, hi))."""
+    lo, hi = ctx.lo, ctx.hi
+    state, has_msg, nxt = ctx.state, ctx.has_msg, ctx.next_candidates
+    ncand = ctx.counters[_CANDIDATES]
+    for d in range(lo, hi):
+        if counts[d - lo] > 0:
+            has_msg[d] = 1
+            if state[d] != ACTIVE:
+                nxt[lo + ncand] = d
+                ncand += 1
+    ctx.counters[_CANDIDATES] = ncand

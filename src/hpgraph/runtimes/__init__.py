@@ -1,4 +1,7 @@
-"""Runtimes: how the parts of a BSP job run and talk (see :mod:`hpgraph.runtimes.base`)."""
+"""Runtimes: how the parts of a BSP job run and talk (see :mod:`hpgraph.runtimes.base`).
+
+``local`` (threads, the default) and ``mpi`` (one part per rank; import on use).
+"""
 
 from hpgraph.runtimes.base import Runtime
 from hpgraph.runtimes.local import LocalRuntime
@@ -14,4 +17,8 @@ def get_runtime(runtime=None, threads=None) -> Runtime:
         return runtime
     if runtime in (None, "local"):
         return LocalRuntime(threads)
-    raise InvalidArgumentError(f"unknown runtime {runtime!r}; available: 'local'")
+    if runtime == "mpi":
+        from hpgraph.runtimes.mpi import MPIRuntime
+
+        return MPIRuntime()
+    raise InvalidArgumentError(f"unknown runtime {runtime!r}; available: 'local', 'mpi'")

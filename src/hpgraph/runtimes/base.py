@@ -12,11 +12,15 @@ provides:
   concurrently and return when all are done (the intra-process barrier), with each
   part's busy time;
 - ``allreduce(array, op)``: combine an array over processes (identity in one process);
-- ``exchange(job_state, pull)``: make the superstep's sent messages (broadcast values of
-  senders, direct sends) visible to the processes that deliver them. Shared memory needs
-  nothing; MPI moves only combined values, one per (receiver, sending rank).
+- ``deliver(job, pull)``: get the superstep's messages to their receivers. Shared memory
+  runs the job's delivery kernels, each part reading the senders' values in place
+  (``job.deliver_shared``); MPI combines per receiver at the sender and moves one value
+  per (receiver, sending rank), with the same kernels;
+- ``gather(array, offsets)``: the whole of a per-vertex array whose parts live in
+  different processes (identity in one process);
+- ``prepare(job)``: compile what the runtime's own delivery needs, before the clock.
 
-Adding a runtime means implementing these five; kernels are shared by all of them.
+Kernels are shared by all runtimes; only the moving of data differs.
 """
 
 from __future__ import annotations
@@ -54,8 +58,16 @@ class Runtime(ABC):
         """Reduce ``array`` over processes (one process: itself)."""
         return array
 
-    def exchange(self, job_state, pull: bool) -> None:  # noqa: B027 - optional hook
-        """Move this superstep's messages between processes (shared memory: nothing)."""
+    def deliver(self, job, pull: bool) -> list[tuple]:
+        """Deliver this superstep's messages; returns each local part's (result, seconds)."""
+        return job.deliver_shared(pull)
+
+    def gather(self, array: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """``array`` with every part's range filled in (one process: already is)."""
+        return array
+
+    def prepare(self, job) -> None:  # noqa: B027 - optional hook
+        """Compile or allocate what this runtime's delivery needs for ``job``."""
 
     @property
     def is_root(self) -> bool:

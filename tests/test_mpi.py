@@ -1,0 +1,80 @@
+"""The MPI runtime, really started: ``mpiexec -n 1, 2, 3`` (3: uneven parts) runs every
+kernel and engine feature and compares with the local runtime (tests/mpi/)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent / "mpi"
+
+
+def _mpiexec():
+    beside = Path(sys.executable).parent / "mpiexec"  # the mpich wheel installs it here
+    return str(beside) if beside.exists() else shutil.which("mpiexec")
+
+
+MPIEXEC = _mpiexec()
+pytestmark = pytest.mark.skipif(
+    MPIEXEC is None, reason="no mpiexec: pip install 'hpgraph[mpi]' (the test extra has it)"
+)
+
+
+def _run(n, script, timeout):
+    env = dict(os.environ, PYTHONPATH=str(HERE.parent.parent / "src"))
+    return subprocess.run(
+        [MPIEXEC, "-n", str(n), sys.executable, str(HERE / script)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
+
+
+@pytest.mark.parametrize("ranks", [1, 2, 3])
+def test_kernels_match_the_local_runtime(ranks):
+    out = _run(ranks, "check_runtime.py", timeout=900)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "ALL OK" in out.stdout
+
+
+def test_a_failing_rank_stops_every_rank():
+    out = _run(3, "fail_one_rank.py", timeout=300)  # a hang would hit the timeout
+    # ranks print concurrently, so lines may interleave: match the reports anywhere
+    reports = dict(re.findall(r"rank (\d): (\w+):", out.stdout))
+    assert sorted(reports) == ["0", "1", "2"], out.stdout + out.stderr
+    assert sorted(reports.values()) == ["IndexError", "RuntimeErrorInJob", "RuntimeErrorInJob"]
+    assert out.stdout.count("other MPI rank(s) failed") == 2
+    assert out.returncode != 0
+
+
+def test_cli_ranks_option_runs_the_same_job_on_mpi(tmp_path):
+    exe = Path(sys.executable).parent / "hpgraph"
+    if not exe.exists():
+        pytest.skip("the hpgraph script is not installed beside the interpreter")
+    edges = tmp_path / "g.el"
+    edges.write_text("a b\nb c\nc d\nx y\n")
+    out = tmp_path / "depth.csv"
+    r = subprocess.run(
+        [str(exe), "run", "bfs", str(edges), "--source", "a", "--ranks", "2", "--verify",
+         "--stats", "-o", str(out)],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "mpi, 2 ranks" in r.stdout and "verified: yes" in r.stdout
+    assert r.stdout.count("wrote ") == 1  # only rank 0 reports and writes
+    rows = out.read_text().splitlines()
+    assert rows[0] == "vertex,depth,parent"
+    assert sorted(rows[1:]) == ["a,0,a", "b,1,a", "c,2,b", "d,3,c", "x,-1,", "y,-1,"]
+
+
+def test_a_killed_rank_ends_the_job():
+    out = _run(3, "kill_one_rank.py", timeout=300)  # a hang would hit the timeout
+    assert out.returncode != 0
+    assert "finished, which it must not" not in out.stdout
