@@ -3,7 +3,10 @@ internal id in its component (edge directions ignored, Graphalytics WCC).
 
 Vertex program: HashMin label propagation (Pregel paper; Yan et al., VLDB'14): every
 vertex starts with its own id and forwards any smaller label it hears; the engine's min
-combiner keeps one message per receiver. Supersteps grow with the diameter.
+combiner keeps one message per receiver. Supersteps grow with the diameter. The first
+round needs no messages: a vertex's neighbours' ids are its neighbours' first labels, and
+adjacency lists are sorted, so the smallest is the first entry; only a vertex that found
+a smaller label than its own sends.
 """
 
 from __future__ import annotations
@@ -18,8 +21,12 @@ __all__ = ["wcc"]
 
 def _wcc_compute(ctx, v):
     if ctx.superstep == 0:
-        ctx.value[v] = v
-        ctx.send_to_all(v, v)
+        label = v
+        if ctx.out_degree(v) > 0:
+            label = min(v, ctx.out_edges(v)[0])  # rows are sorted: the smallest neighbour
+        ctx.value[v] = label
+        if label < v:
+            ctx.send_to_all(v, label)
     else:
         m = ctx.message(v)
         if m < ctx.value[v]:

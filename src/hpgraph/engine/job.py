@@ -1,10 +1,11 @@
-"""Running a vertex program: the superstep loop (compute -> exchange -> deliver -> barrier).
+"""Running a vertex program: the superstep loop (compute -> deliver -> barrier).
 
 The loop is written once, against :class:`~hpgraph.runtimes.base.Runtime`; the compiled
-kernels come from :mod:`hpgraph.engine.codegen`. Per job it allocates, per vertex: the value,
-one message slot in and one out, three state bytes and three int32/int64 list entries
-(about 40 B for float64 values and messages, see docs/engine.md); per edge nothing, except
-the in-edges of a directed graph the first time delivery runs pull-style.
+kernels come from :mod:`hpgraph.engine.codegen`. Per job it allocates, per vertex: the
+value, one message slot in and one out, three state bytes, three int32 list entries and
+the local degree (about 43 B for float64 values and messages, see docs/engine.md); per
+edge nothing, except the in-edges of a directed graph the first time delivery runs
+pull-style.
 """
 
 from __future__ import annotations
