@@ -78,3 +78,21 @@ def test_a_killed_rank_ends_the_job():
     out = _run(3, "kill_one_rank.py", timeout=300)  # a hang would hit the timeout
     assert out.returncode != 0
     assert "finished, which it must not" not in out.stdout
+
+
+@pytest.mark.parametrize("ranks", [1, 3])
+def test_peer_level_bsp_on_mpi(ranks):
+    out = _run(ranks, "check_bsp.py", timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.count("BSP OK") == ranks
+
+
+def test_a_failing_bsp_peer_aborts_the_job():
+    env = dict(os.environ, PYTHONPATH=str(HERE.parent.parent / "src"))
+    out = subprocess.run(
+        [MPIEXEC, "-n", "3", sys.executable, str(HERE / "check_bsp.py"), "fail"],
+        capture_output=True, text=True, timeout=300, env=env,
+    )  # fmt: skip
+    assert out.returncode != 0
+    assert "peer 1 failed: ValueError: peer one gives up" in out.stderr
+    assert "BSP OK" not in out.stdout

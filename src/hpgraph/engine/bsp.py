@@ -9,6 +9,8 @@ not modify them after sending). Heavy loops belong in numba functions the progra
 
 If one peer raises, the barrier is broken so every other peer stops too, and
 :func:`run_bsp` raises :class:`~hpgraph.errors.RuntimeErrorInJob` naming the failing peer.
+On MPI (one peer per rank, ``runtime="mpi"``) the failing rank prints the reason and
+aborts the job, since the others wait in a collective it will never join.
 """
 
 from __future__ import annotations
@@ -41,18 +43,47 @@ class _LocalExchange:
         self.peers = peers
         self.barrier = threading.Barrier(peers)
         self.boxes = [[[[] for _ in range(peers)] for _ in range(peers)] for _ in range(2)]
-        self.failure = None
 
     def post(self, parity, src, dst, payload):
         self.boxes[parity][src][dst].append(payload)
 
-    def collect(self, parity, dst):
+    def sync(self, pid, parity):
+        """(barrier seconds, communication seconds, [(sender, payload), ...])."""
+        t0 = time.perf_counter()
+        try:
+            self.barrier.wait()
+        except threading.BrokenBarrierError:
+            raise _Stopped("another peer failed; this peer stopped") from None
+        t1 = time.perf_counter()
         out = []
         for src in range(self.peers):
-            box = self.boxes[parity][src][dst]
+            box = self.boxes[parity][src][pid]
             out.extend((src, p) for p in box)
             box.clear()
-        return out
+        return t1 - t0, time.perf_counter() - t1, out
+
+
+class _MPIExchange:
+    """One peer per MPI rank: a barrier, then one ``alltoall`` of the queued payloads
+    (pickled by mpi4py: the peer API takes any object; the vertex engine's messages travel
+    as raw numpy buffers)."""
+
+    def __init__(self, runtime):
+        self.comm = runtime.comm
+        self.peers = runtime.size
+        self.out = [[] for _ in range(self.peers)]
+
+    def post(self, parity, src, dst, payload):
+        self.out[dst].append(payload)
+
+    def sync(self, pid, parity):
+        t0 = time.perf_counter()
+        self.comm.Barrier()
+        t1 = time.perf_counter()
+        got = self.comm.alltoall(self.out)
+        self.out = [[] for _ in range(self.peers)]
+        inbox = [(src, p) for src, box in enumerate(got) for p in box]
+        return t1 - t0, time.perf_counter() - t1, inbox
 
 
 class Peer:
@@ -87,13 +118,7 @@ class Peer:
     def sync(self) -> None:
         """End the superstep: wait for every peer, then receive what was sent to us."""
         t0 = time.perf_counter()
-        try:
-            self._x.barrier.wait()
-        except threading.BrokenBarrierError:
-            raise _Stopped("another peer failed; this peer stopped") from None
-        t1 = time.perf_counter()
-        self._inbox = self._x.collect(self.superstep % 2, self.pid)
-        t2 = time.perf_counter()
+        barrier_s, comm_s, self._inbox = self._x.sync(self.pid, self.superstep % 2)
         self.stats.append(
             SuperstepStats(
                 superstep=self.superstep,
@@ -104,8 +129,8 @@ class Peer:
                 bytes_remote=self._remote_bytes,
                 mode="-",
                 compute_s=t0 - self._t_mark,
-                communication_s=t2 - t1,
-                barrier_s=t1 - t0,
+                communication_s=comm_s,
+                barrier_s=barrier_s,
             )
         )
         self._sent = self._sent_bytes = self._sent_remote = self._remote_bytes = 0
@@ -147,9 +172,13 @@ def _merge(per_peer, runtime_name):
 
 
 def run_bsp(program, *, peers: int | None = None, args=(), runtime=None) -> BSPResult:
-    """Run ``program(peer, *args)`` on ``peers`` peers (local runtime: one thread each)."""
+    """Run ``program(peer, *args)`` on every peer: ``peers`` threads of the local runtime,
+    or one peer per rank with ``runtime="mpi"`` (an :class:`MPIRuntime`), where every
+    rank gets every peer's result."""
+    if runtime == "mpi" or getattr(runtime, "name", None) == "mpi":
+        return _run_bsp_mpi(program, args, runtime)
     if runtime is not None and not isinstance(runtime, LocalRuntime):
-        raise InvalidArgumentError(f"run_bsp does not support runtime {runtime!r} yet")
+        raise InvalidArgumentError(f"run_bsp does not support runtime {runtime!r}")
     rt = runtime or LocalRuntime(peers)
     own = runtime is None
     n = rt.num_parts
@@ -181,5 +210,31 @@ def run_bsp(program, *, peers: int | None = None, args=(), runtime=None) -> BSPR
         if own:
             rt.close()
     stats = _merge([p.stats for p in peer_objs], rt.name)
+    stats.total_s = time.perf_counter() - t0
+    return BSPResult(results=results, stats=stats)
+
+
+def _run_bsp_mpi(program, args, runtime):
+    import sys
+
+    from hpgraph.runtimes.mpi import MPIRuntime
+
+    rt = runtime if isinstance(runtime, MPIRuntime) else MPIRuntime()
+    peer = Peer(rt.rank, _MPIExchange(rt))
+    t0 = time.perf_counter()
+    try:
+        result = program(peer, *args)
+    except Exception as exc:
+        # The other ranks wait in a collective this rank will never join: end the job,
+        # with the reason, rather than let it hang (mpi4py's advice).
+        print(
+            f"hpgraph: peer {rt.rank} failed: {type(exc).__name__}: {exc}",
+            file=sys.stderr,
+            flush=True,
+        )
+        rt.comm.Abort(1)
+        raise
+    results = rt.comm.allgather(result)
+    stats = _merge(rt.comm.allgather(peer.stats), rt.name)
     stats.total_s = time.perf_counter() - t0
     return BSPResult(results=results, stats=stats)
