@@ -5,19 +5,23 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from hpgraph.errors import InvalidArgumentError
+from hpgraph.runtimes.mpi import mpiexec_path
+
 HERE = Path(__file__).parent / "mpi"
 
 
 def _mpiexec():
-    beside = Path(sys.executable).parent / "mpiexec"  # the mpich wheel installs it here
-    return str(beside) if beside.exists() else shutil.which("mpiexec")
+    try:
+        return mpiexec_path()
+    except InvalidArgumentError:
+        return None
 
 
 MPIEXEC = _mpiexec()

@@ -237,3 +237,21 @@ def demo(state, scale, edge_factor, threads, seed):
             err.print(f"failed: {f}")
         raise CommandFailed(f"{len(failures)} of {len(plan)} kernels failed")
     out.print(f"all {len(plan)} kernels verified. Next: hpgraph run --help, hpgraph bench --help")
+
+
+@click.command(
+    short_help="CBench: barrier and message times of a runtime (the seed's benchmark).",
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+    add_help_option=False,
+)
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def cbench(args):
+    """CBench: T tasks each send N messages of M bytes to P random peers per superstep,
+    for I supersteps, on the local or the MPI runtime; or a sweep over T or M writing CSV
+    and PNG. Options: --runtime {local,mpi} -T -P -N -M -I --seed --sweep {tasks,bytes}
+    --out PREFIX (see hpgraph cbench --help)."""
+    from hpgraph.bench.cbench import main as cbench_main
+
+    code = cbench_main(list(args))
+    if code:
+        raise SystemExit(code)

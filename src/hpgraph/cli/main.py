@@ -134,6 +134,7 @@ for _command in (
     _run.run,
     _graphs.convert,
     _bench.bench,
+    _bench.cbench,
     _bench.demo,
 ):
     cli.add_command(_command)

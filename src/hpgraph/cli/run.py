@@ -226,16 +226,11 @@ def run(
 def _launch_mpi(ranks: int) -> int:
     """Re-run this command under ``mpiexec -n ranks`` on the MPI runtime; its exit code."""
     import os
-    import shutil
     import subprocess
-    from pathlib import Path
 
-    from hpgraph.errors import InvalidArgumentError
+    from hpgraph.runtimes.mpi import mpiexec_path
 
-    beside = Path(sys.executable).parent / "mpiexec"  # the mpich wheel puts it here
-    mpiexec = str(beside) if beside.exists() else shutil.which("mpiexec")
-    if mpiexec is None:
-        raise InvalidArgumentError("--ranks needs mpiexec: pip install 'hpgraph[mpi]'")
+    mpiexec = mpiexec_path()
     argv, skip = [], False
     for arg in sys.argv[1:]:  # drop --ranks N / --ranks=N, force the MPI runtime
         if skip:

@@ -26,6 +26,7 @@ the input), and a rank runs one thread.
 
 from __future__ import annotations
 
+import sys
 import time
 
 import numpy as np
@@ -35,7 +36,20 @@ from hpgraph.errors import InvalidArgumentError, RuntimeErrorInJob
 from hpgraph.graph.partition import range_partition
 from hpgraph.runtimes.base import Runtime
 
-__all__ = ["MPIRuntime"]
+__all__ = ["MPIRuntime", "mpiexec_path"]
+
+
+def mpiexec_path() -> str:
+    """The ``mpiexec`` beside this interpreter (the mpich wheel installs it there), else
+    the one on PATH."""
+    import shutil
+    from pathlib import Path
+
+    beside = Path(sys.executable).parent / "mpiexec"
+    found = str(beside) if beside.exists() else shutil.which("mpiexec")
+    if found is None:
+        raise InvalidArgumentError("no mpiexec: pip install 'hpgraph[mpi]'")
+    return found
 
 
 def _mpi():

@@ -1,0 +1,48 @@
+"""CBench on the peer-level BSP API: the right traffic per superstep, on the local
+runtime and under mpiexec, and the sweep's CSV."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from hpgraph.bench.cbench import _run_one, cbench, sweep
+from hpgraph.errors import InvalidArgumentError
+from hpgraph.runtimes.mpi import mpiexec_path
+
+
+def _mpiexec():
+    try:
+        return mpiexec_path()
+    except InvalidArgumentError:
+        return None
+
+
+def test_local_cbench_sends_what_was_asked():
+    r = cbench("local", tasks=3, peers=2, msgs=2, size=100, supersteps=8)
+    assert (r.tasks, r.peers, r.msgs, r.bytes) == (3, 2, 2, 100)
+    assert r.bytes_per_superstep == 3 * 2 * 2 * 100
+    assert 0 <= r.barrier_p10_s <= r.barrier_median_s <= r.barrier_p90_s
+    assert 0 <= r.comm_p10_s <= r.comm_median_s <= r.comm_p90_s
+
+
+def test_peers_are_capped_by_the_other_tasks():
+    assert cbench("local", tasks=2, peers=5, supersteps=3).peers == 1
+
+
+@pytest.mark.skipif(_mpiexec() is None, reason="no mpiexec: pip install 'hpgraph[mpi]'")
+def test_mpi_cbench_under_mpiexec():
+    r = _run_one("mpi", 2, 1, 1, 256, 10, 0)
+    assert (r.runtime, r.tasks, r.peers) == ("mpi", 2, 1)
+    assert r.bytes_per_superstep == 2 * 256
+
+
+def test_bytes_sweep_writes_csv(tmp_path):
+    rows = sweep("bytes", runtimes=("local",), sizes=[64, 4096], fixed_tasks=2,
+                 supersteps=5, out_prefix=str(tmp_path / "cb"))  # fmt: skip
+    assert [r.bytes for r in rows] == [64, 4096]
+    with open(tmp_path / "cb-bytes.csv") as f:
+        table = list(csv.DictReader(f))
+    assert [int(t["bytes"]) for t in table] == [64, 4096]
+    assert {t["runtime"] for t in table} == {"local"}
