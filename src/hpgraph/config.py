@@ -23,7 +23,8 @@ NUMBA_FLAGS_NOCACHE = {k: v for k, v in NUMBA_FLAGS.items() if k != "cache"}
 #: exceed this fraction of all edges, push-style (sparse) otherwise. With the "any"
 #: combiner pull stops at the first sender and skips finished receivers, so it pays early
 #: (Ligra and Beamer's BFS use |E|/20); otherwise pull reads every in-edge, so it pays
-#: only once a good share of the edges carry a message.
+#: only once a good share of the edges carry a message (HPGRAPH_PULL_SHARE overrides the
+#: share, for experiments).
 PUSH_PULL_THRESHOLD = 1.0 / 20.0
 PUSH_PULL_THRESHOLD_FULL_SCAN = float(os.environ.get("HPGRAPH_PULL_SHARE", "0.25"))
 
