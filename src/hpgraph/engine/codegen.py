@@ -19,6 +19,7 @@ import re
 import sys
 import tempfile
 import threading
+import weakref
 from types import ModuleType
 
 import numba
@@ -42,6 +43,7 @@ _BUILTIN_COMBINERS = {
 _lock = threading.Lock()
 _loaded: dict[str, ModuleType] = {}
 _entries: dict = {}  # (kernel, argument type key) -> compiled entry point
+_by_program: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def jit_user_function(fn):
@@ -118,6 +120,13 @@ def _kernel_dir() -> str:
 
 def kernels_for(program: VertexProgram) -> ModuleType:
     """The superstep kernel module bound to ``program`` (created on first use)."""
+    mod = _by_program.get(program)
+    if mod is None:  # fingerprinting reads sources: once per program object, not per job
+        mod = _by_program[program] = _bind(program)
+    return mod
+
+
+def _bind(program: VertexProgram) -> ModuleType:
     template = inspect.getsource(superstep)
     key = _fingerprint(program, template)
     with _lock:

@@ -214,8 +214,9 @@ class MPIRuntime(Runtime):
         ids = np.flatnonzero(has)
         vals = job.a["mpi_inbox"][ids]
         has[ids] = 0
-        got_ids = self._alltoallv(ids.astype(np.int64), self._owners(job, ids))
-        got_vals = self._alltoallv(vals, self._owners(job, ids))
+        counts = self._owners(job, ids)
+        got_ids = self._alltoallv(ids.astype(np.int64), counts)
+        got_vals = self._alltoallv(vals, counts)
         self._merge(ctx, got_ids, got_vals)
 
     def _deliver_listed(self, job):
