@@ -15,6 +15,21 @@ from hpgraph.graph import Graph
 SEED = int(os.environ.get("HPGRAPH_TEST_SEED", "20261122"))
 
 
+def _mpiexec():
+    from hpgraph.errors import InvalidArgumentError
+    from hpgraph.runtimes.mpi import mpiexec_path
+
+    try:
+        return mpiexec_path()
+    except InvalidArgumentError:
+        return None
+
+
+#: The launcher the MPI tests use (None: they are skipped, with the reason).
+MPIEXEC = _mpiexec()
+NO_MPI = "no mpiexec: pip install 'hpgraph[mpi]' (the test extra has it)"
+
+
 def pytest_report_header(config):
     return f"hpgraph test seed: {SEED} (set HPGRAPH_TEST_SEED to replay another)"
 

@@ -7,16 +7,8 @@ import csv
 
 import pytest
 
+from conftest import MPIEXEC, NO_MPI
 from hpgraph.bench.cbench import _run_one, cbench, sweep
-from hpgraph.errors import InvalidArgumentError
-from hpgraph.runtimes.mpi import mpiexec_path
-
-
-def _mpiexec():
-    try:
-        return mpiexec_path()
-    except InvalidArgumentError:
-        return None
 
 
 def test_local_cbench_sends_what_was_asked():
@@ -31,7 +23,7 @@ def test_peers_are_capped_by_the_other_tasks():
     assert cbench("local", tasks=2, peers=5, supersteps=3).peers == 1
 
 
-@pytest.mark.skipif(_mpiexec() is None, reason="no mpiexec: pip install 'hpgraph[mpi]'")
+@pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
 def test_mpi_cbench_under_mpiexec():
     r = _run_one("mpi", 2, 1, 1, 256, 10, 0)
     assert (r.runtime, r.tasks, r.peers) == ("mpi", 2, 1)

@@ -11,29 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from hpgraph.errors import InvalidArgumentError
-from hpgraph.runtimes.mpi import mpiexec_path
+from conftest import MPIEXEC, NO_MPI
 
 HERE = Path(__file__).parent / "mpi"
+pytestmark = pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
 
 
-def _mpiexec():
-    try:
-        return mpiexec_path()
-    except InvalidArgumentError:
-        return None
-
-
-MPIEXEC = _mpiexec()
-pytestmark = pytest.mark.skipif(
-    MPIEXEC is None, reason="no mpiexec: pip install 'hpgraph[mpi]' (the test extra has it)"
-)
-
-
-def _run(n, script, timeout):
+def _run(n, script, timeout, *args):
     env = dict(os.environ, PYTHONPATH=str(HERE.parent.parent / "src"))
     return subprocess.run(
-        [MPIEXEC, "-n", str(n), sys.executable, str(HERE / script)],
+        [MPIEXEC, "-n", str(n), sys.executable, str(HERE / script), *args],
         capture_output=True,
         text=True,
         timeout=timeout,
@@ -92,11 +79,7 @@ def test_peer_level_bsp_on_mpi(ranks):
 
 
 def test_a_failing_bsp_peer_aborts_the_job():
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent.parent / "src"))
-    out = subprocess.run(
-        [MPIEXEC, "-n", "3", sys.executable, str(HERE / "check_bsp.py"), "fail"],
-        capture_output=True, text=True, timeout=300, env=env,
-    )  # fmt: skip
+    out = _run(3, "check_bsp.py", 300, "fail")
     assert out.returncode != 0
     assert "peer 1 failed: ValueError: peer one gives up" in out.stderr
     assert "BSP OK" not in out.stdout
