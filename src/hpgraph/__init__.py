@@ -6,7 +6,7 @@ kernels load on first use)::
 
     import hpgraph as hp
     g = hp.generators.kronecker(16, seed=1)
-    r = hp.pagerank(g)             # also bfs, wcc, sssp
+    r = hp.pagerank(g)             # also bfs, wcc, sssp, lcc, betweenness, bmlpa, ...
     hp.io.write_result(r, "pr.parquet")
 """
 
@@ -27,6 +27,15 @@ __all__ = [
     "wcc",
     "pagerank",
     "sssp",
+    "lcc",
+    "cdlp",
+    "bmlpa",
+    "betweenness",
+    "edge_betweenness",
+    "apsp",
+    "dual_simulation",
+    "strict_simulation",
+    "layout",
     "LocalRuntime",
     "generators",
     "io",
@@ -45,6 +54,15 @@ _LAZY = {
     "wcc": ("hpgraph.algorithms", "wcc"),
     "pagerank": ("hpgraph.algorithms", "pagerank"),
     "sssp": ("hpgraph.algorithms", "sssp"),
+    "lcc": ("hpgraph.algorithms", "lcc"),
+    "cdlp": ("hpgraph.algorithms", "cdlp"),
+    "bmlpa": ("hpgraph.algorithms", "bmlpa"),
+    "betweenness": ("hpgraph.algorithms", "betweenness"),
+    "edge_betweenness": ("hpgraph.algorithms", "edge_betweenness"),
+    "apsp": ("hpgraph.algorithms", "apsp"),
+    "dual_simulation": ("hpgraph.algorithms", "dual_simulation"),
+    "strict_simulation": ("hpgraph.algorithms", "strict_simulation"),
+    "layout": ("hpgraph.algorithms", "layout"),
     "LocalRuntime": ("hpgraph.runtimes", "LocalRuntime"),
 }
 _SUBMODULES = {"generators", "io", "algorithms", "engine", "errors", "graph", "runtimes"}

@@ -12,15 +12,21 @@ Sweeps, as in the study's figures 4 and 5: tasks (P = T, N = 1, M = 1024) and me
 size (fixed T, P = T, N = 1, M = 64 B .. 1 MiB); each writes a CSV and, when matplotlib is
 installed, a PNG of the times per runtime.
 
-On the ``mpi`` runtime there is one task per rank: :func:`main` started by ``mpiexec``
-(``hpgraph cbench --runtime mpi`` starts it for you). The distributed-model runtime of the
-study (ZooKeeper barrier, TCP messaging) is not in hpgraph yet, so the sweeps compare the
-local and MPI runtimes only.
+Runtimes: ``local`` (threads), ``mpi`` (one task per rank: :func:`main` started by
+``mpiexec``; ``hpgraph cbench --runtime mpi`` starts it for you) and ``hama`` (one process
+per task, the ZooKeeper barrier and TCP messaging of the study's baseline,
+:mod:`hpgraph.runtimes.hama`; a ZooKeeper server is started for the run unless one is
+given). The sweeps run every runtime asked for and also plot the speedup of each over
+``hama``, like the study's figures 4 and 5 (MPI over the ZooKeeper/RPC Hama).
+
+``--mode pingpong`` runs :mod:`hpgraph.bench.pingpong` instead: latency and bandwidth
+between two tasks over message sizes, on each runtime's transport.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import os
 import subprocess
@@ -29,7 +35,10 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-__all__ = ["CBenchResult", "cbench", "sweep", "main"]
+__all__ = ["CBenchResult", "cbench", "sweep", "speedups", "main", "RUNTIMES"]
+
+#: What ``--runtime`` / ``--runtimes`` accept.
+RUNTIMES = ("local", "mpi", "hama")
 
 
 @dataclass
@@ -65,19 +74,30 @@ def _program(peer, peers, msgs, size, supersteps, seed):
     return None
 
 
-def cbench(runtime="local", tasks=2, peers=None, msgs=1, size=1024, supersteps=200, seed=0):
-    """Run CBench once; returns a :class:`CBenchResult` (on MPI: on every rank)."""
+def cbench(runtime="local", tasks=2, peers=None, msgs=1, size=1024, supersteps=200, seed=0,
+           zookeeper=None):  # fmt: skip
+    """Run CBench once; returns a :class:`CBenchResult` (on MPI: on every rank).
+    ``zookeeper``: ``"host:port"`` for the hama runtime (None: see
+    :class:`~hpgraph.runtimes.hama.HamaRuntime`)."""
     from hpgraph.engine import run_bsp
+    from hpgraph.errors import InvalidArgumentError
 
+    if runtime not in RUNTIMES:
+        raise InvalidArgumentError(f"unknown CBench runtime {runtime!r}; one of {RUNTIMES}")
     if runtime == "mpi":  # one task per rank
         from hpgraph.runtimes.mpi import MPIRuntime
 
         tasks = MPIRuntime().size
     peers = tasks - 1 if peers is None else min(peers, max(tasks - 1, 1))
+    args = (peers, msgs, size, supersteps, seed)
     if runtime == "mpi":
-        res = run_bsp(_program, args=(peers, msgs, size, supersteps, seed), runtime="mpi")
+        res = run_bsp(_program, args=args, runtime="mpi")
+    elif runtime == "hama":
+        from hpgraph.runtimes.hama import HamaRuntime
+
+        res = run_bsp(_program, peers=tasks, args=args, runtime=HamaRuntime(zookeeper))
     else:
-        res = run_bsp(_program, peers=tasks, args=(peers, msgs, size, supersteps, seed))
+        res = run_bsp(_program, peers=tasks, args=args)
     rows = res.stats.supersteps[1:] or res.stats.supersteps
     bar = np.array([r.barrier_s for r in rows])
     com = np.array([r.communication_s for r in rows])
@@ -99,10 +119,11 @@ def cbench(runtime="local", tasks=2, peers=None, msgs=1, size=1024, supersteps=2
     )
 
 
-def _run_one(runtime, tasks, peers, msgs, size, supersteps, seed):
-    """One CBench run, in this process (local) or under mpiexec (mpi)."""
+def _run_one(runtime, tasks, peers, msgs, size, supersteps, seed, zookeeper=None):
+    """One CBench run: local threads in this process, hama task processes launched from
+    this process, or MPI ranks under mpiexec."""
     if runtime != "mpi":
-        return cbench("local", tasks, peers, msgs, size, supersteps, seed)
+        return cbench(runtime, tasks, peers, msgs, size, supersteps, seed, zookeeper)
     from hpgraph.runtimes.mpi import mpiexec_path
 
     cmd = [mpiexec_path(), "-n", str(tasks), sys.executable, "-m", "hpgraph.bench.cbench"]
@@ -120,20 +141,37 @@ def _run_one(runtime, tasks, peers, msgs, size, supersteps, seed):
 _TYPES = CBenchResult("", 0, 0, 0, 0, 0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0)
 
 
-def sweep(kind, runtimes=("local", "mpi"), tasks=(2, 4, 8, 16), sizes=None, fixed_tasks=4,
-          supersteps=200, seed=0, out_prefix="cbench"):  # fmt: skip
+@contextlib.contextmanager
+def _zookeeper_for(runtimes, zookeeper):
+    """The server the hama runs use: the one given, ``$HPGRAPH_ZOOKEEPER``, or one started
+    here for all of them (None when no hama run is asked for)."""
+    address = zookeeper or os.environ.get("HPGRAPH_ZOOKEEPER")
+    if "hama" not in runtimes or address:
+        yield address
+        return
+    from hpgraph.runtimes.zookeeper import start_zookeeper
+
+    with start_zookeeper() as server:
+        yield server.address
+
+
+def sweep(kind, runtimes=RUNTIMES, tasks=(2, 4, 8, 16), sizes=None, fixed_tasks=4,
+          supersteps=200, seed=0, out_prefix="cbench", zookeeper=None):  # fmt: skip
     """The study's sweeps: ``kind="tasks"`` (P = T, N = 1, M = 1024) or ``"bytes"``
-    (T = fixed_tasks, P = T, M = 64 B .. 1 MiB). Writes ``<out_prefix>-<kind>.csv`` and a
-    PNG when matplotlib is there; returns the results."""
+    (T = fixed_tasks, P = T, M = 64 B .. 1 MiB), on each of ``runtimes``. Writes
+    ``<out_prefix>-<kind>.csv`` and, when matplotlib is there, a PNG of the times (and,
+    with ``hama`` among the runtimes, of the speedups over it); returns the results."""
     sizes = sizes or [64 * 4**k for k in range(8)]  # 64 B .. 1 MiB
+    points = [(t, 1024) for t in tasks] if kind == "tasks" else [(fixed_tasks, m) for m in sizes]
     results = []
-    for rt in runtimes:
-        if kind == "tasks":
-            for t in tasks:
-                results.append(_run_one(rt, t, t - 1, 1, 1024, supersteps, seed))
-        else:
-            for m in sizes:
-                results.append(_run_one(rt, fixed_tasks, fixed_tasks - 1, 1, m, supersteps, seed))
+    with _zookeeper_for(runtimes, zookeeper) as zk:
+        # the runtimes take turns at each point, so a ratio compares runs made moments
+        # apart (under the same load), not minutes apart
+        for t, m in points:
+            for rt in runtimes:
+                results.append(_run_one(rt, t, t - 1, 1, m, supersteps, seed, zk))
+    order = {rt: i for i, rt in enumerate(runtimes)}
+    results.sort(key=lambda r: order[r.runtime])  # stable: by runtime, then by point
     path = f"{out_prefix}-{kind}.csv"
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(CBenchResult.__dataclass_fields__))
@@ -144,6 +182,29 @@ def sweep(kind, runtimes=("local", "mpi"), tasks=(2, 4, 8, 16), sizes=None, fixe
     return results
 
 
+def _x_of(kind):
+    return (lambda r: r.tasks) if kind == "tasks" else (lambda r: r.bytes)
+
+
+def speedups(kind, results, base="hama"):
+    """``[(x, runtime, barrier speedup, communication speedup), ...]``: the ``base``
+    runtime's median time over each other runtime's, at each T (or M) both measured."""
+    x_of = _x_of(kind)
+    ref = {x_of(r): r for r in results if r.runtime == base}
+    out = []
+    for r in results:
+        b = ref.get(x_of(r))
+        if r.runtime == base or b is None:
+            continue
+        out.append((x_of(r), r.runtime, _ratio(b.barrier_median_s, r.barrier_median_s),
+                    _ratio(b.comm_median_s, r.comm_median_s)))  # fmt: skip
+    return out
+
+
+def _ratio(a, b):
+    return a / b if b > 0 else float("inf")
+
+
 def _plot(kind, results, path):
     try:
         import matplotlib
@@ -152,56 +213,151 @@ def _plot(kind, results, path):
         import matplotlib.pyplot as plt
     except ImportError:
         return None
-    x_of = (lambda r: r.tasks) if kind == "tasks" else (lambda r: r.bytes)
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
-    for rt in sorted({r.runtime for r in results}):
+    x_of = _x_of(kind)
+    ups = speedups(kind, results)
+    rows_n = 2 if ups else 1
+    fig, axes = plt.subplots(rows_n, 2, figsize=(10, 4 * rows_n), squeeze=False)
+    for rt in [r for r in RUNTIMES if any(x.runtime == r for x in results)]:
         rows = [r for r in results if r.runtime == rt]
         xs = [x_of(r) for r in rows]
-        axes[0].plot(xs, [r.barrier_median_s * 1e6 for r in rows], marker="o", label=rt)
-        axes[1].plot(xs, [r.comm_median_s * 1e6 for r in rows], marker="o", label=rt)
-    for ax, what in zip(axes, ("barrier", "communication"), strict=True):
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("tasks T" if kind == "tasks" else "message bytes M")
+        axes[0][0].plot(xs, [r.barrier_median_s * 1e6 for r in rows], marker="o", label=rt)
+        axes[0][1].plot(xs, [r.comm_median_s * 1e6 for r in rows], marker="o", label=rt)
+        if ups and rt != "hama":
+            mine = [u for u in ups if u[1] == rt]
+            axes[1][0].plot([u[0] for u in mine], [u[2] for u in mine], marker="o", label=rt)
+            axes[1][1].plot([u[0] for u in mine], [u[3] for u in mine], marker="o", label=rt)
+    xlabel = "tasks T" if kind == "tasks" else "message bytes M"
+    for i, what in enumerate(("barrier", "communication")):
+        ax = axes[0][i]
         ax.set_ylabel(f"{what} time per superstep (us, median)")
-        ax.legend()
-        ax.grid(True, alpha=0.3)
-    fig.suptitle(f"CBench {kind} sweep (N = 1, P = T)")
+        if ups:
+            axes[1][i].set_ylabel(f"{what} speedup over hama (x)")
+            axes[1][i].axhline(1.0, color="grey", lw=0.8)
+        for ax in (axes[r][i] for r in range(rows_n)):
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel(xlabel)
+            ax.legend()
+            ax.grid(True, alpha=0.3)
+    fig.suptitle(f"CBench {kind} sweep (N = 1, P = T - 1)")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return path
 
 
+def _runtime_list(text):
+    names = [r.strip() for r in text.split(",") if r.strip()]
+    bad = [r for r in names if r not in RUNTIMES]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(f"runtimes must be among {','.join(RUNTIMES)}")
+    return names
+
+
+def _int_list(text):
+    try:
+        vals = [int(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not a comma-separated list of integers: {text}"
+        ) from None
+    if not vals or min(vals) < 1:
+        raise argparse.ArgumentTypeError(f"values must be >= 1: {text}")
+    return vals
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="hpgraph cbench", description=__doc__.splitlines()[0])
-    ap.add_argument("--runtime", choices=["local", "mpi"], default="local")
-    ap.add_argument("-T", "--tasks", type=int, default=2)
+    ap.add_argument("--mode", choices=["cbench", "pingpong"], default="cbench")
+    ap.add_argument("--runtime", choices=RUNTIMES, default="local")
+    ap.add_argument(
+        "--runtimes",
+        type=_runtime_list,
+        default=None,
+        help="for sweeps and ping-pong (default: local,mpi,hama)",
+    )
+    ap.add_argument("-T", "--tasks", type=int, default=None, help="default 2 (bytes sweep: 4)")
     ap.add_argument("-P", "--peers", type=int, default=None, help="default: T - 1")
     ap.add_argument("-N", "--msgs", type=int, default=1)
     ap.add_argument("-M", "--bytes", type=int, default=1024)
     ap.add_argument("-I", "--supersteps", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--sweep", choices=["tasks", "bytes"], default=None)
+    ap.add_argument(
+        "--task-counts",
+        type=_int_list,
+        default=[2, 4, 8, 16],
+        help="T values of the tasks sweep (default 2,4,8,16)",
+    )
+    ap.add_argument(
+        "--sizes",
+        type=_int_list,
+        default=None,
+        help="M values of the bytes sweep or ping-pong (default 64..1M, 8..2M)",
+    )
+    ap.add_argument("--iters", type=int, default=0, help="ping-pong round trips (0: auto)")
+    ap.add_argument(
+        "--zookeeper",
+        default=None,
+        metavar="HOST:PORT",
+        help="hama: a running ZooKeeper (default: $HPGRAPH_ZOOKEEPER, else one "
+        "started for the run)",
+    )
+    ap.add_argument(
+        "--aggregation",
+        choices=["direct", "node"],
+        default=None,
+        help="mpi: messages rank to rank (direct) or through one leader per node (node); "
+        "sets $HPGRAPH_MPI_AGGREGATION for the ranks (HPGRAPH_MPI_RANKS_PER_NODE=k "
+        "emulates nodes of k ranks on one machine)",
+    )
     ap.add_argument("--out", default="cbench", help="file prefix for sweep CSV/PNG")
     ap.add_argument("--csv-row", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
+    if a.aggregation is not None:  # read by MPIRuntime in the ranks mpiexec starts
+        os.environ["HPGRAPH_MPI_AGGREGATION"] = a.aggregation
     for name in ("tasks", "msgs", "bytes", "supersteps"):
-        if getattr(a, name) < 1:
+        if getattr(a, name) is not None and getattr(a, name) < 1:
             ap.error(f"--{name} must be >= 1")
+    if a.iters < 0:
+        ap.error("--iters must be >= 0")
+    runtimes = a.runtimes or list(RUNTIMES)
+    if a.mode == "pingpong":
+        from hpgraph.bench import pingpong as pp
+
+        results = []
+        for rt in runtimes:
+            results += pp.pingpong(rt, a.sizes or pp.DEFAULT_SIZES, a.iters or None)
+        pp.print_results(results)
+        print("wrote " + ", ".join(pp.write_results(results, a.out)))
+        return 0
     if a.sweep:
-        rows = sweep(a.sweep, supersteps=a.supersteps, seed=a.seed, out_prefix=a.out)
+        rows = sweep(a.sweep, runtimes=runtimes, tasks=a.task_counts, sizes=a.sizes,
+                     fixed_tasks=a.tasks or 4, supersteps=a.supersteps,
+                     seed=a.seed, out_prefix=a.out, zookeeper=a.zookeeper)  # fmt: skip
         _print(rows)
+        _print_speedups(a.sweep, rows)
         print(f"wrote {a.out}-{a.sweep}.csv")
         return 0
     if a.csv_row:  # inside mpiexec: every rank runs, rank 0 reports one machine line
-        r = cbench("mpi", a.tasks, a.peers, a.msgs, a.bytes, a.supersteps, a.seed)
+        r = cbench("mpi", a.tasks or 2, a.peers, a.msgs, a.bytes, a.supersteps, a.seed)
         if os.environ.get("PMI_RANK", "0") == "0":
             print("CBENCH " + " ".join(str(v) for v in asdict(r).values()), flush=True)
         return 0
-    r = _run_one(a.runtime, a.tasks, a.peers, a.msgs, a.bytes, a.supersteps, a.seed)
+    r = _run_one(a.runtime, a.tasks or 2, a.peers, a.msgs, a.bytes, a.supersteps, a.seed,
+                 a.zookeeper)  # fmt: skip
     _print([r])
     return 0
+
+
+def _print_speedups(kind, rows):
+    ups = speedups(kind, rows)
+    if not ups:
+        return
+    what = "T" if kind == "tasks" else "M"
+    print(f"speedup over hama (hama median / runtime median): {what}, runtime, barrier, comm")
+    for x, rt, b, c in ups:
+        print(f"{x:>8} {rt:8} {b:>9.1f}x {c:>9.1f}x")
 
 
 def _spread(median, p10, p90):

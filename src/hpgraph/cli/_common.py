@@ -61,7 +61,8 @@ def load_options(f):
         type=click.IntRange(min=0),
         default=0,
         show_default=True,
-        help="Seed of a generated INPUT (kronecker:S, uniform:N:M).",
+        help="Seed of a generated INPUT (kronecker:S, uniform:N:M) and of the randomised "
+        "kernels (betweenness --k sampling, bmlpa, layout).",
     )(f)
     f = click.option(
         "--format",

@@ -247,9 +247,12 @@ def demo(state, scale, edge_factor, threads, seed):
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def cbench(args):
     """CBench: T tasks each send N messages of M bytes to P random peers per superstep,
-    for I supersteps, on the local or the MPI runtime; or a sweep over T or M writing CSV
-    and PNG. Options: --runtime {local,mpi} -T -P -N -M -I --seed --sweep {tasks,bytes}
-    --out PREFIX (see hpgraph cbench --help)."""
+    for I supersteps, on the local, MPI or hama (ZooKeeper barrier, TCP messages) runtime;
+    or a sweep over T or M on several runtimes writing CSV and PNG (times, and speedups
+    over hama); or --mode pingpong (latency and bandwidth between two tasks). Options:
+    --mode {cbench,pingpong} --runtime {local,mpi,hama} --runtimes LIST -T -P -N -M -I
+    --seed --sweep {tasks,bytes} --task-counts LIST --sizes LIST --iters N
+    --zookeeper HOST:PORT --out PREFIX (see hpgraph cbench --help)."""
     from hpgraph.bench.cbench import main as cbench_main
 
     code = cbench_main(list(args))

@@ -68,7 +68,7 @@ def _algorithm_options(taken) -> list[click.Option]:
 
 @click.command(
     cls=_RunCommand,
-    short_help="Run an algorithm (bfs, wcc, pagerank, sssp) on a graph.",
+    short_help="Run an algorithm (bfs, pagerank, lcc, betweenness, bmlpa, ...) on a graph.",
 )
 @click.argument("algorithm")
 @click.argument("input")
@@ -92,6 +92,13 @@ def _algorithm_options(taken) -> list[click.Option]:
     help="Run on the MPI runtime with this many ranks, started with mpiexec.",
 )
 @click.option(
+    "--aggregation",
+    type=click.Choice(["direct", "node"]),
+    help="MPI: how messages cross between ranks. direct: every rank to every rank; "
+    "node: through one leader rank per node, one bundle per destination node. "
+    "[default: $HPGRAPH_MPI_AGGREGATION or direct]",
+)
+@click.option(
     "--runtime",
     "runtime_name",
     type=click.Choice(["local", "mpi"]),
@@ -106,6 +113,12 @@ def _algorithm_options(taken) -> list[click.Option]:
     help="Write the per-vertex results: .csv (.csv.gz) or .parquet; column 'vertex' "
     "holds the input's ids.",
 )
+@click.option(
+    "--parts",
+    is_flag=True,
+    help="MPI: every rank writes its own vertices' rows to OUTPUT with .partNNNNN "
+    "before the extension (in parallel), instead of rank 0 writing all.",
+)
 @load_options
 def run(
     algorithm,
@@ -116,19 +129,26 @@ def run(
     progress,
     verify,
     ranks,
+    aggregation,
     runtime_name,
     output,
+    parts,
     **options,
 ):
-    """Run ALGORITHM (bfs, wcc, pagerank, sssp) on INPUT (a graph file, or a generated
-    graph such as kronecker:16 or uniform:1M:16M) on the local runtime, and report the
-    time, supersteps, EVPS and a summary of the result.
+    """Run ALGORITHM on INPUT (a graph file, or a generated graph such as kronecker:16
+    or uniform:1M:16M) on the local runtime, and report the time, supersteps, EVPS and
+    a summary of the result. ALGORITHM: bfs, wcc, pagerank, sssp, lcc, cdlp, bmlpa,
+    betweenness, edge_betweenness, apsp, dual_simulation, strict_simulation, layout.
 
     \b
     Examples:
       hpgraph run pagerank kron16.hpgc --damping 0.9 --iterations 30 -o ranks.csv
       hpgraph run bfs roads.el --source 42 --verify --stats
       hpgraph run sssp kronecker:14 --verify     (generated graphs get weights for sssp)
+      hpgraph run betweenness kronecker:14 --k 64 --seed 3 -o bc.parquet
+      hpgraph run bmlpa mentions.el --b 0.1 --initial hashtags.txt -o cover.csv
+      hpgraph run strict_simulation g.el --labels labels.txt --pattern triangle.pat
+      hpgraph run apsp roads.el -o distances.parquet   (streamed, source blocks)
     """
     from hpgraph.algorithms import ALGORITHMS
     from hpgraph.errors import InvalidArgumentError
@@ -152,7 +172,7 @@ def run(
     if source is not None and not algo.needs_source:
         rooted = ", ".join(a for a, x in ALGORITHMS.items() if x.needs_source)
         raise click.UsageError(f"--source applies only to {rooted}, not {name}")
-    if output is not None:
+    if output is not None and not algo.writes_output:
         _check_result_path(output)
     if progress is None:
         progress = sys.stdout.isatty()
@@ -176,12 +196,24 @@ def run(
     if runtime_name == "mpi":
         from hpgraph.runtimes.mpi import MPIRuntime
 
-        runtime = MPIRuntime()
+        # --threads: threads per rank (hybrid ranks x threads); one when not given
+        runtime = MPIRuntime(threads=threads or 1, aggregation=aggregation)
+    elif aggregation is not None or parts:
+        flag = "--aggregation" if aggregation is not None else "--parts"
+        raise click.UsageError(f"{flag} applies to the MPI runtime (--ranks)")
+    if algo.seeded:
+        given["seed"] = load["seed"]
+    if algo.writes_output:  # streamed by the kernel itself (e.g. apsp to Parquet)
+        given["output"], output = output, None
     t0 = time.perf_counter()
     result = algo.function(
         graph, *args, threads=threads, runtime=runtime, progress=progress, **given
     )
     elapsed = time.perf_counter() - t0
+    written = None
+    if output is not None and parts:
+        written = _write_rank_part(result, output, graph, runtime)
+        output = None
     if runtime is not None and not runtime.is_root:
         return  # every rank holds the result; rank 0 reports and writes it
 
@@ -193,7 +225,7 @@ def run(
     if source_row:
         rows.append(source_row)
     job = result.stats
-    rows += _timing_rows(graph, result, elapsed)
+    rows += _timing_rows(graph, result, elapsed, runtime)
     summary, table = result_summary(name, result)
     rows += summary
     out.print(kv_lines(rows))
@@ -208,19 +240,52 @@ def run(
         from hpgraph.io import write_result
 
         t0 = time.perf_counter()
-        write_result(result, output)
-        cols = ", ".join(result.output_columns())
+        # covers are written one row per (vertex, community), as the user reads them
+        rows = _Rows(result.to_rows()) if hasattr(result, "to_rows") else result
+        write_result(rows, output)
+        cols = ", ".join(rows.output_columns())
         out.print(f"wrote {output} ({cols}) in {fmt_seconds(time.perf_counter() - t0)}")
+    if written is not None:
+        out.print(f"wrote {runtime.size} parts like {written} (one per rank, in parallel)")
     if verify:
         from hpgraph.errors import VerificationError
 
         t0 = time.perf_counter()
         try:
-            what = verify_result(name, graph, result, args[0] if args else None)
+            what = verify_result(name, graph, result, args[0] if args else None, given)
         except VerificationError:
             out.print("verified: FAILED")
             raise
         out.print(f"verified: yes, {what} ({fmt_seconds(time.perf_counter() - t0)})")
+
+
+class _Rows:
+    """Ready-made output columns, for :func:`hpgraph.io.write_result`."""
+
+    def __init__(self, columns):
+        self._columns = columns
+
+    def output_columns(self):
+        return self._columns
+
+
+def _write_rank_part(result, output, graph, runtime) -> str:
+    """Write this rank's rows of ``result`` to OUTPUT.partNNNNN.ext; returns the path."""
+    from hpgraph.io import write_result
+
+    name = str(output)
+    low = name.lower()
+    ext = next(e for e in sorted(_RESULT_SUFFIXES, key=len, reverse=True) if low.endswith(e))
+    path = f"{name[: len(name) - len(ext)]}.part{runtime.rank:05d}{ext}"
+    lo, hi = runtime.rank_range(graph)
+
+    class _Rows:  # the rows [lo, hi) of the result, as write_result reads them
+        def output_columns(self):
+            return {k: v[lo:hi] for k, v in result.output_columns().items()}
+
+    write_result(_Rows(), path)
+    runtime.comm.Barrier()  # every part is there when rank 0 reports
+    return path
 
 
 def _launch_mpi(ranks: int) -> int:
@@ -267,7 +332,7 @@ def _resolve_source(graph, source, input):
     return uid, ("source", f"{uid}{why}")
 
 
-def _timing_rows(graph, result, elapsed):
+def _timing_rows(graph, result, elapsed, runtime=None):
     """Runtime, time (with the engine's setup), supersteps and EVPS rows."""
     job = result.stats
     rows = []
@@ -275,9 +340,18 @@ def _timing_rows(graph, result, elapsed):
     time_text = fmt_seconds(elapsed)
     if job is not None:
         setup = job.setup_s
-        unit = "rank" if job.runtime == "mpi" else "thread"
-        rows.append(("runtime", f"{job.runtime}, {plural(job.parts, unit)}"))
-        time_text += f" (setup {fmt_seconds(setup)}: partitioning, kernel compile or cache load)"
+        if runtime is not None and runtime.name == "mpi":
+            where = f"mpi, {plural(runtime.size, 'rank')}"
+            if runtime.threads > 1:
+                where += f" x {plural(runtime.threads, 'thread')}"
+            rows.append(("runtime", f"{where}, {runtime.aggregation} exchange"))
+        else:
+            unit = "rank" if job.runtime == "mpi" else "thread"
+            rows.append(("runtime", f"{job.runtime}, {plural(job.parts, unit)}"))
+        if setup > 0:  # peer-level kernels compile inside their program: no setup phase
+            time_text += (
+                f" (setup {fmt_seconds(setup)}: partitioning, kernel compile or cache load)"
+            )
     rows.append(("time", time_text))
     if "supersteps" in result.meta:
         rows.append(("supersteps", fmt_count(result.meta["supersteps"])))
@@ -346,6 +420,53 @@ def result_summary(name, result):
         rows.append(("iterations", it))
         rows.append(("rank sum", f"{rank.sum():.6f}"))
         table = _top_ranks(result, 5)
+    elif name == "lcc":
+        meta = result.meta
+        rows.append(("triangles", fmt_count(meta["triangles"])))
+        rows.append(("average LCC", f"{meta['average_clustering']:.6g}"))
+        rows.append(("transitivity", f"{meta['transitivity']:.6g}"))
+    elif name in ("cdlp", "bmlpa"):
+        rows.append(("communities", fmt_count(result.meta["communities"])))
+        if name == "bmlpa":
+            meta = result.meta
+            conv = "converged" if meta["converged"] else "iteration limit reached"
+            rows.append(("iterations", f"{meta['iterations']} ({conv})"))
+            rows.append(("overlapping", f"{meta['overlapping_vertices']:,} vertices"))
+            if result.num_communities:
+                rows.append(("largest", f"{int(result.sizes.max()):,} members"))
+    elif name in ("betweenness", "edge_betweenness"):
+        col = result["betweenness"]
+        how = "exact" if result.meta.get("k") is None else f"{result.meta['k']} sampled sources"
+        rows.append(("sources", how))
+        if col.size:
+            top = int(np.argmax(col))
+            what = (
+                f"vertex {python_scalar(result.vertex_ids()[top])}"
+                if name == "betweenness"
+                else "edge {} -> {}".format(
+                    *(python_scalar(result.output_columns()[c][top]) for c in ("source", "target"))
+                )
+            )
+            rows.append(("highest", f"{what} ({col[top]:.6g})"))
+    elif name == "apsp":
+        meta = result.meta
+        if result.distances is None:
+            rows.append(("streamed", f"{meta.get('pairs', 0):,} pairs to {result.path}"))
+        else:
+            fin = np.isfinite(result.distances)
+            rows.append(("finite pairs", f"{int(fin.sum()):,} of {g.n * g.n:,}"))
+            rows.append(("diameter", f"{result.distances[fin].max(initial=0.0):.6g}"))
+    elif name == "dual_simulation":
+        rows.append(("matched", "yes" if result.matched else "no (some pattern vertex has none)"))
+        rows.append(("pairs", fmt_count(result.meta["pairs"])))
+    elif name == "strict_simulation":
+        meta = result.meta
+        rows.append(("balls", fmt_count(meta["balls"])))
+        rows.append(("matches", f"{meta['matches']:,} match subgraphs (radius {meta['radius']})"))
+    elif name == "layout":
+        meta = result.meta
+        what = f"{meta['dim']}-D, {meta['iterations']} iterations, {meta['method']} repulsion"
+        rows.append(("layout", what))
     else:
         rows.append(("columns", ", ".join(result.columns)))
     return rows, table
@@ -417,7 +538,7 @@ def stats_table(job):
     return _titled(title, t)
 
 
-def verify_result(name, graph, result, source=None) -> str:
+def verify_result(name, graph, result, source=None, options=None) -> str:
     """Run the verifier of ``name`` on ``result``; returns what was checked, raises
     :class:`~hpgraph.errors.VerificationError` if the result is wrong."""
     from hpgraph.algorithms import verify as v
@@ -436,6 +557,21 @@ def verify_result(name, graph, result, source=None) -> str:
         it = result.meta.get("iterations", 20)
         v.verify_pagerank(graph, result, d, it)
         return f"within relative 1e-4 of a SciPy power iteration ({it} iterations)"
+    if name == "lcc":
+        from hpgraph.algorithms.lcc import verify_lcc
+
+        verify_lcc(graph, result)
+        return "local clustering within relative 1e-9 of SciPy sparse products"
+    if name == "cdlp":
+        from hpgraph.algorithms.cdlp import verify_cdlp
+
+        verify_cdlp(graph, result, result.meta.get("iterations", 10))
+        return "labels equal a NumPy implementation of Graphalytics CDLP"
+    if name == "dual_simulation":
+        from hpgraph.algorithms.simulation import verify_dual_simulation
+
+        verify_dual_simulation(graph, options["labels"], options["pattern"], result)
+        return "every pair has its labels and child and parent witnesses"
     from hpgraph.errors import InvalidArgumentError
 
     raise InvalidArgumentError(f"no verifier for {name!r}")

@@ -64,13 +64,19 @@ class _LocalExchange:
 
 
 class _MPIExchange:
-    """One peer per MPI rank: a barrier, then one ``alltoall`` of the queued payloads
-    (pickled by mpi4py: the peer API takes any object; the vertex engine's messages travel
-    as raw numpy buffers)."""
+    """One peer per MPI rank. Payloads are pickled by mpi4py (the peer API takes any
+    object; the vertex engine's messages travel as raw numpy buffers).
+
+    ``aggregation="direct"``: a barrier, then one ``alltoall`` of the queued payloads.
+    ``aggregation="node"`` (the seed's node agents): the barrier is joined on the node,
+    then among node leaders, then released on the node; each rank hands its payloads to
+    its leader, leaders exchange one bundle per destination node and hand each rank its
+    part. Either way a rank receives its payloads ordered by sender, in sending order."""
 
     def __init__(self, runtime):
         self.comm = runtime.comm
         self.peers = runtime.size
+        self.topo = runtime.node_topology()
         self.out = [[] for _ in range(self.peers)]
 
     def post(self, parity, src, dst, payload):
@@ -78,12 +84,40 @@ class _MPIExchange:
 
     def sync(self, pid, parity):
         t0 = time.perf_counter()
-        self.comm.Barrier()
+        topo = self.topo
+        if topo is None:
+            self.comm.Barrier()
+        else:
+            topo.node.Barrier()
+            if topo.is_leader:
+                topo.leaders.Barrier()
+            topo.node.Barrier()
         t1 = time.perf_counter()
-        got = self.comm.alltoall(self.out)
+        if topo is None:
+            got = self.comm.alltoall(self.out)
+        else:
+            got = self._through_leaders(topo, pid)
         self.out = [[] for _ in range(self.peers)]
         inbox = [(src, p) for src, box in enumerate(got) for p in box]
         return t1 - t0, time.perf_counter() - t1, inbox
+
+    def _through_leaders(self, topo, pid):
+        """This rank's payloads by sender rank, moved rank -> leader -> leader -> rank."""
+        mine = {dst: box for dst, box in enumerate(self.out) if box}
+        boxes = topo.node.gather(mine, root=0)
+        per_member = None
+        if topo.is_leader:
+            bundles = [[] for _ in range(topo.num_nodes)]  # (src, dst, payloads)
+            for src, sent in zip(topo.members.tolist(), boxes, strict=True):
+                for dst, box in sent.items():
+                    bundles[topo.node_of_rank[dst]].append((src, dst, box))
+            arrived = topo.leaders.alltoall(bundles)
+            slot = {int(r): i for i, r in enumerate(topo.members)}
+            per_member = [[[] for _ in range(self.peers)] for _ in topo.members]
+            for bundle in arrived:
+                for src, dst, box in bundle:
+                    per_member[slot[dst]][src].extend(box)
+        return topo.node.scatter(per_member, root=0)
 
 
 class Peer:
@@ -174,9 +208,14 @@ def _merge(per_peer, runtime_name):
 def run_bsp(program, *, peers: int | None = None, args=(), runtime=None) -> BSPResult:
     """Run ``program(peer, *args)`` on every peer: ``peers`` threads of the local runtime,
     or one peer per rank with ``runtime="mpi"`` (an :class:`MPIRuntime`), where every
-    rank gets every peer's result."""
+    rank gets every peer's result, or ``peers`` processes with ``runtime="hama"`` (a
+    :class:`~hpgraph.runtimes.hama.HamaRuntime`: ZooKeeper barrier, TCP messaging)."""
     if runtime == "mpi" or getattr(runtime, "name", None) == "mpi":
         return _run_bsp_mpi(program, args, runtime)
+    if runtime == "hama" or getattr(runtime, "name", None) == "hama":
+        from hpgraph.runtimes.hama import run_bsp_hama
+
+        return run_bsp_hama(program, peers=peers, args=args, runtime=runtime)
     if runtime is not None and not isinstance(runtime, LocalRuntime):
         raise InvalidArgumentError(f"run_bsp does not support runtime {runtime!r}")
     rt = runtime or LocalRuntime(peers)
@@ -219,22 +258,27 @@ def _run_bsp_mpi(program, args, runtime):
 
     from hpgraph.runtimes.mpi import MPIRuntime
 
-    rt = runtime if isinstance(runtime, MPIRuntime) else MPIRuntime()
-    peer = Peer(rt.rank, _MPIExchange(rt))
-    t0 = time.perf_counter()
+    own = not isinstance(runtime, MPIRuntime)
+    rt = MPIRuntime() if own else runtime
     try:
-        result = program(peer, *args)
-    except Exception as exc:
-        # The other ranks wait in a collective this rank will never join: end the job,
-        # with the reason, rather than let it hang (mpi4py's advice).
-        print(
-            f"hpgraph: peer {rt.rank} failed: {type(exc).__name__}: {exc}",
-            file=sys.stderr,
-            flush=True,
-        )
-        rt.comm.Abort(1)
-        raise
-    results = rt.comm.allgather(result)
-    stats = _merge(rt.comm.allgather(peer.stats), rt.name)
-    stats.total_s = time.perf_counter() - t0
+        peer = Peer(rt.rank, _MPIExchange(rt))
+        t0 = time.perf_counter()
+        try:
+            result = program(peer, *args)
+        except Exception as exc:
+            # The other ranks wait in a collective this rank will never join: end the
+            # job, with the reason, rather than let it hang (mpi4py's advice).
+            print(
+                f"hpgraph: peer {rt.rank} failed: {type(exc).__name__}: {exc}",
+                file=sys.stderr,
+                flush=True,
+            )
+            rt.comm.Abort(1)
+            raise
+        results = rt.comm.allgather(result)
+        stats = _merge(rt.comm.allgather(peer.stats), rt.name)
+        stats.total_s = time.perf_counter() - t0
+    finally:
+        if own:
+            rt.close()
     return BSPResult(results=results, stats=stats)

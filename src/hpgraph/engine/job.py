@@ -244,8 +244,9 @@ class _Job:
         zeros = np.zeros(self.partition.parts, dtype=np.int64)
         dargs = (*self._edge_arrays(False), self.offsets, zeros, self.all_dst, self.all_val)
         if prog.combined:
+            n = self.graph.n
             self.deliver_combined = codegen.entry_point(
-                prog, k.deliver_combined, empty, False, False, *dargs
+                prog, k.deliver_combined, empty, False, False, 0, n, *dargs
             )
         else:
             self.deliver_count = codegen.entry_point(prog, k.deliver_count, empty, False, *dargs)
@@ -288,7 +289,9 @@ class _Job:
                 tot = rt.allreduce(counters.sum(axis=0))
                 agg = self._reduce_aggregators()
                 messages = int(tot[_C["sender_edges"]] + tot[_C["direct"]])
-                pull = int(tot[_C["sender_edges"]]) > self.pull_share * m_stored
+                pull = rt.pull_allowed and int(tot[_C["sender_edges"]]) > (
+                    self.pull_share * m_stored
+                )
                 mode = "-" if messages == 0 else ("pull" if pull else "push")
                 deliver = []
                 if messages:
@@ -348,9 +351,11 @@ class _Job:
             self.all_val,
         )
         if prog.combined:
-            everyone = prog.edge_message is None and int(sender_counts.sum()) == self.graph.n
+            n = self.graph.n
+            everyone = prog.edge_message is None and int(sender_counts.sum()) == n
             return rt.run_parts(
-                self.deliver_combined, lambda p: (self.ctx(p), edge[0], everyone, *edge[1:])
+                self.deliver_combined,
+                lambda p: (self.ctx(p), edge[0], everyone, 0, n, *edge[1:]),
             )
         counted = rt.run_parts(self.deliver_count, lambda p: (self.ctx(p), *edge))
         totals = np.array([c for c, _ in counted], dtype=np.int64)
@@ -367,6 +372,7 @@ class _Job:
         comm_s = sum(t for _, t in deliver) / parts if deliver else 0.0
         local = int(tot[_C["msgs_local"]])
         remote = int(tot[_C["msgs_remote"]])
+        moved, moved_bytes = self.rt.exchanged() if deliver else (0, 0)
         return SuperstepStats(
             superstep=ss,
             active=int(tot[_C["computed"]]),
@@ -378,6 +384,8 @@ class _Job:
             compute_s=compute_s,
             communication_s=comm_s,
             barrier_s=max(wall - compute_s - comm_s, 0.0),
+            messages_exchanged=moved,
+            bytes_exchanged=moved_bytes,
         )
 
 

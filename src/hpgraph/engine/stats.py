@@ -22,6 +22,10 @@ class SuperstepStats:
     barrier_s: float  #: the rest of the superstep's wall time: waiting for the slowest
     #: part, synchronisation and engine bookkeeping (compute + communication + barrier =
     #: wall time)
+    messages_exchanged: int = 0  #: values that crossed between processes after sender-side
+    #: combining (MPI: between ranks, or between nodes with node aggregation; 0 on
+    #: shared memory, where receivers read the senders' values in place)
+    bytes_exchanged: int = 0  #: their bytes, receiver ids included
 
     @property
     def messages(self) -> int:

@@ -29,6 +29,7 @@ from hpgraph.engine.context import ACTIVE, FINISHED, SEND_EDGES, SEND_NONE
 __all__ = [
     "compute_part",
     "merge_combined",
+    "combine_runs",
     "emit_listed",
     "mark_listed",
     "deliver_combined",
@@ -145,22 +146,38 @@ def _receive(inbox, has_msg, state, nxt, lo, d, m, ncand):
 
 @njit(**NUMBA_FLAGS)
 def deliver_combined(
-    ctx, pull, everyone, in_indptr, in_indices, in_weights, offsets, sender_counts, all_dst, all_val
+    ctx,
+    pull,
+    everyone,
+    src_lo,
+    src_hi,
+    in_indptr,
+    in_indices,
+    in_weights,
+    offsets,
+    sender_counts,
+    all_dst,
+    all_val,
 ):
-    """Deliver every part's messages addressed to this part, combining per receiver.
-    ``everyone``: every vertex broadcast a plain value (no edge function to apply)."""
+    """Deliver the messages addressed to this part's range [lo, hi), combining per
+    receiver. Senders lie in [src_lo, src_hi) (everything on shared memory; a rank's own
+    range under MPI, where pull then reads only that slice of each in-row). ``everyone``:
+    every vertex of [src_lo, src_hi) broadcast a plain value (no edge function)."""
     lo, hi = ctx.lo, ctx.hi
     state, sending, outbox = ctx.state, ctx.sending, ctx.outbox
     inbox, has_msg, nxt = ctx.inbox, ctx.has_msg, ctx.next_candidates
     ncand = ctx.counters[_CANDIDATES]
     if pull:
         weighted = in_weights.shape[0] > 0
+        sliced = src_lo > 0 or src_hi < ctx.num_vertices
         for d in range(lo, hi):
             if state[d] == FINISHED:
                 continue
+            k0 = in_indptr[d]
+            k1 = in_indptr[d + 1]
+            if sliced:
+                k0, k1 = _slice_in_range(in_indices, k0, k1, src_lo, src_hi)
             if everyone and _HAS_IDENTITY:  # the SpMV case (PageRank): a tight loop
-                k0 = in_indptr[d]
-                k1 = in_indptr[d + 1]
                 if k1 > k0:
                     acc0 = _IDENTITY
                     for k in range(k0, k1):
@@ -169,7 +186,7 @@ def deliver_combined(
                 continue
             got = False
             acc = inbox[d]
-            for k in range(in_indptr[d], in_indptr[d + 1]):
+            for k in range(k0, k1):
                 u = in_indices[k]
                 m = outbox[u]
                 if not everyone:  # (when every vertex broadcast, skip the flag lookup)
@@ -360,22 +377,39 @@ def deliver_fill(
 
 # ---------------------------------------------------------------- delivery across processes
 # A runtime whose parts live in other processes (MPI) cannot read the senders' values in
-# place: each process combines its own senders' messages per receiver (push into scratch
-# arrays, deliver_combined over the whole id range), ships one (receiver, value) pair per
+# place: each process runs deliver_combined over the other processes' ranges with its
+# own senders only (combining per receiver), ships one (receiver, value) pair per
 # receiver, and the owner merges what arrives. Without a combiner it ships every message.
 
 
 @njit(**NUMBA_FLAGS)
 def merge_combined(ctx, ids, vals):
-    """Combine received (receiver, value) pairs into this part's inbox."""
-    lo = ctx.lo
+    """Combine the received (receiver, value) pairs whose receiver lies in this part's
+    range into its inbox (a rank with several parts passes every part all pairs)."""
+    lo, hi = ctx.lo, ctx.hi
     state, inbox, has_msg, nxt = ctx.state, ctx.inbox, ctx.has_msg, ctx.next_candidates
     ncand = ctx.counters[_CANDIDATES]
     for j in range(ids.shape[0]):
         d = ids[j]
-        if state[d] != FINISHED:
+        if lo <= d < hi and state[d] != FINISHED:
             ncand = _receive(inbox, has_msg, state, nxt, lo, d, vals[j], ncand)
     ctx.counters[_CANDIDATES] = ncand
+
+
+@njit(**NUMBA_FLAGS)
+def combine_runs(ids, vals):
+    """Combine runs of equal receivers in ``ids`` (sorted) in place; returns the number
+    of distinct receivers, left in ids[:k], vals[:k] (a node leader's second combining)."""
+    k = 0
+    for j in range(ids.shape[0]):
+        if k > 0 and ids[j] == ids[k - 1]:
+            if not _EARLY_EXIT:
+                vals[k - 1] = _combine(vals[k - 1], vals[j])
+        else:
+            ids[k] = ids[j]
+            vals[k] = vals[j]
+            k += 1
+    return k
 
 
 @njit(**NUMBA_FLAGS)

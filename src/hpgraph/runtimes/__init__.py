@@ -1,6 +1,8 @@
 """Runtimes: how the parts of a BSP job run and talk (see :mod:`hpgraph.runtimes.base`).
 
-``local`` (threads, the default) and ``mpi`` (one part per rank; import on use).
+``local`` (threads, the default), ``mpi`` (one part per rank, or ranks x threads; import
+on use) and ``hama`` (Apache Hama's distributed model, for comparison: ZooKeeper barrier
+and TCP messages; the peer-level API only, see :mod:`hpgraph.runtimes.hama`).
 """
 
 from hpgraph.runtimes.base import Runtime
@@ -20,5 +22,5 @@ def get_runtime(runtime=None, threads=None) -> Runtime:
     if runtime == "mpi":
         from hpgraph.runtimes.mpi import MPIRuntime
 
-        return MPIRuntime()
+        return MPIRuntime(threads=threads or 1)  # threads per rank: hybrid ranks x threads
     raise InvalidArgumentError(f"unknown runtime {runtime!r}; available: 'local', 'mpi'")

@@ -18,7 +18,8 @@ provides:
   per (receiver, sending rank), with the same kernels;
 - ``gather(array, offsets)``: the whole of a per-vertex array whose parts live in
   different processes (identity in one process);
-- ``prepare(job)``: compile what the runtime's own delivery needs, before the clock.
+- ``prepare(job)``: compile what the runtime's own delivery needs, before the clock;
+- ``exchanged()``: what the last delivery moved between processes (for the statistics).
 
 Kernels are shared by all runtimes; only the moving of data differs.
 """
@@ -35,6 +36,9 @@ __all__ = ["Runtime"]
 
 class Runtime(ABC):
     name: str = "abstract"
+    #: whether delivery may run pull-style (reading receivers' in-edges); a runtime whose
+    #: processes read only their own rows of the graph delivers push-style only
+    pull_allowed: bool = True
 
     @property
     @abstractmethod
@@ -65,6 +69,11 @@ class Runtime(ABC):
     def gather(self, array: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         """``array`` with every part's range filled in (one process: already is)."""
         return array
+
+    def exchanged(self) -> tuple[int, int]:
+        """(values, bytes) moved between processes by the last ``deliver``, summed over
+        processes (one process: nothing moves)."""
+        return 0, 0
 
     def prepare(self, job) -> None:  # noqa: B027 - optional hook
         """Compile or allocate what this runtime's delivery needs for ``job``."""

@@ -1,0 +1,167 @@
+"""BMLPA benchmark: (a) the seed paper's workload, a mention-like graph (default 8M
+vertices, 10M edges) for b in {0.05, 0.10, 0.20, 0.40}, timed against NetworKit's
+parallel label propagation (PLP, non-overlapping) on the same graph in the same run;
+(b) NMI against planted communities on seeded LFR graphs for mu = 0.1 .. 0.5.
+
+    .venv/bin/python bench/bmlpa_bench.py                      # full size
+    .venv/bin/python bench/bmlpa_bench.py --n 1000000 --m 1250000 --max-iterations 20
+
+Peak RSS is the process's (``resource.getrusage``), so it is the largest of the runs so
+far; each b is run in a fresh child process to give its own figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing as mp
+import resource
+import time
+
+import numpy as np
+
+
+def _nk_graph(g):
+    """A NetworKit graph of ``g``'s undirected view (each edge once)."""
+    import networkit as nk
+
+    src, dst, _ = g.symmetrized().edges()
+    keep = src < dst
+    a = np.ascontiguousarray(src[keep], dtype=np.uint64)
+    b = np.ascontiguousarray(dst[keep], dtype=np.uint64)
+    return nk.GraphFromCoo((np.ones(a.size), (a, b)), n=g.n, weighted=False)
+
+
+def _rss_mib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _one_b(args, b, queue):
+    from hpgraph.algorithms.bmlpa import bmlpa
+    from hpgraph.generators.mention import mention_graph
+
+    g = mention_graph(args.n, args.m, seed=args.seed)
+    base = _rss_mib()
+    bmlpa(mention_graph(2000, 2500, seed=1), b=b, max_labels=math.ceil(1 / b))  # warm-up
+    t0 = time.perf_counter()
+    r = bmlpa(
+        g, b=b, max_labels=math.ceil(1 / b), max_iterations=args.max_iterations,
+        threads=args.threads,
+    )  # fmt: skip
+    total = time.perf_counter() - t0
+    steps = r.stats.supersteps
+    queue.put(
+        {
+            "b": b,
+            "max_labels": math.ceil(1 / b),
+            "total_s": total,
+            "init_s": r.meta["init_s"],
+            "post_s": r.meta["postprocess_s"],
+            "iterations": r.meta["iterations"],
+            "converged": r.meta["converged"],
+            "step_mean_s": float(np.mean([s.total_s for s in steps])),
+            "step_max_s": float(np.max([s.total_s for s in steps])),
+            "bytes_per_step": float(np.mean([s.bytes_local + s.bytes_remote for s in steps])),
+            "communities": r.num_communities,
+            "overlapping": r.meta["overlapping_vertices"],
+            "entries": int(r.ptr[-1]),
+            "graph_rss_mib": base,
+            "peak_rss_mib": _rss_mib(),
+        }
+    )
+
+
+def mention_part(args):
+    import networkit as nk
+
+    from hpgraph.generators.mention import mention_graph
+
+    t0 = time.perf_counter()
+    g = mention_graph(args.n, args.m, seed=args.seed)
+    gen_s = time.perf_counter() - t0
+    s = g.symmetrized()
+    deg = s.out_degree()
+    print(f"mention graph n={g.n:,} m={g.num_edges:,} generated in {gen_s:.1f} s; "
+          f"max degree {deg.max():,}, degree-1 share {(deg == 1).mean():.2f}")  # fmt: skip
+    # peer: NetworKit PLP on the same undirected graph, same thread count
+    nk.setNumberOfThreads(args.threads)
+    G = _nk_graph(g)
+    t0 = time.perf_counter()
+    plp = nk.community.PLP(G)
+    plp.run()
+    plp_s = time.perf_counter() - t0
+    print(f"peer NetworKit PLP: {plp_s:.2f} s, {plp.getPartition().numberOfSubsets():,} "
+          f"communities, {plp.numberOfIterations()} iterations")  # fmt: skip
+    del G, s, g
+    rows = []
+    ctx = mp.get_context("fork")
+    for b in args.b:
+        q = ctx.Queue()
+        p = ctx.Process(target=_one_b, args=(args, b, q))
+        p.start()
+        row = q.get()
+        p.join()
+        row["vs_plp"] = row["total_s"] / plp_s
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    print(
+        "\n| b | max_labels | total s | x PLP | iterations (converged) | s/superstep mean (max) "
+        "| MB sent/superstep | peak RSS MiB | communities | overlapping vertices |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['b']:.2f} | {r['max_labels']} | {r['total_s']:.1f} | {r['vs_plp']:.1f} | "
+              f"{r['iterations']} ({'yes' if r['converged'] else 'no'}) | "
+              f"{r['step_mean_s']:.2f} ({r['step_max_s']:.2f}) | {r['bytes_per_step'] / 1e6:.0f} | "
+              f"{r['peak_rss_mib']:.0f} | {r['communities']:,} | "
+              f"{r['overlapping']:,} |")  # fmt: skip
+
+
+def lfr_part(args):
+    import networkit as nk
+
+    from hpgraph.algorithms.bmlpa import bmlpa
+    from hpgraph.algorithms.community_quality import overlapping_nmi
+    from hpgraph.generators.mention import lfr_graph
+
+    print(f"\nLFR n={args.lfr_n:,}, average degree 20, max degree 50, communities 20..100, "
+          f"seed {args.seed}; BMLPA b={args.lfr_b}")  # fmt: skip
+    print("| mu | NMI LFK | NMI max | communities (planted) | s | PLP NMI LFK |")
+    print("|---|---|---|---|---|---|")
+    for mu in args.mu:
+        g, planted = lfr_graph(args.lfr_n, mu, seed=args.seed)
+        t0 = time.perf_counter()
+        r = bmlpa(g, b=args.lfr_b, threads=args.threads)
+        t = time.perf_counter() - t0
+        plp = nk.community.PLP(_nk_graph(g))
+        plp.run()
+        plp_part = np.asarray(plp.getPartition().getVector(), dtype=np.int64)
+        print(f"| {mu:.1f} | {overlapping_nmi(r, planted):.3f} | "
+              f"{overlapping_nmi(r, planted, variant='max'):.3f} | {r.num_communities} "
+              f"({np.unique(planted).size}) | {t:.2f} | {overlapping_nmi(plp_part, planted):.3f} |",
+              flush=True)  # fmt: skip
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--n", type=int, default=8_000_000)
+    ap.add_argument("--m", type=int, default=10_000_000)
+    ap.add_argument("--b", type=float, nargs="+", default=[0.05, 0.10, 0.20, 0.40])
+    ap.add_argument("--max-iterations", type=int, default=100)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--lfr-n", type=int, default=10_000)
+    ap.add_argument("--lfr-b", type=float, default=0.3)
+    ap.add_argument("--mu", type=float, nargs="+", default=[0.1, 0.2, 0.3, 0.4, 0.5])
+    ap.add_argument("--skip-mention", action="store_true")
+    ap.add_argument("--skip-lfr", action="store_true")
+    args = ap.parse_args()
+    if not args.skip_mention:
+        mention_part(args)
+    if not args.skip_lfr:
+        lfr_part(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1173 @@
+"""BMLPA: overlapping communities by balanced multi-label propagation.
+
+Given a graph, returns a cover: every vertex belongs to one or more communities, each with
+a belonging coefficient, the coefficients of a vertex summing to 1. The algorithm is Wu,
+Lin, Gregory, Wan and Tian, "Balanced multi-label propagation for overlapping community
+detection in social networks", JCST 27(3), 2012, on the **undirected simple view** of the
+graph: directions ignored, parallel edges merged, self-loops and weights dropped.
+
+1. **Initial labels.** ``initial="rough-cores"`` (the paper): visit the vertices by
+   descending degree; a free vertex ``i`` of degree >= 3 pairs with its free neighbour
+   ``j`` of highest degree; the common neighbours of ``i`` and ``j``, in ascending degree,
+   grow the clique greedily (take the first, keep only the candidates adjacent to it,
+   repeat); a core of >= 3 vertices gets one label and its vertices stop being free.
+   Cores may share vertices that were not free (a common neighbour need not be free), so a
+   vertex in k cores starts with k labels of coefficient 1/k; a vertex in no core starts
+   with its own label. Degree ties are broken by a random key drawn from ``seed``, the
+   only randomness in the algorithm. Or ``initial`` names labels per vertex (the seed
+   paper's hashtags, :func:`read_vertex_labels`); vertices without any keep their own
+   label.
+2. **Update**, synchronous: ``score_v(c) = sum over neighbours u of b_u(c)``; keep the
+   labels with ``score_v(c) >= b * max_c score_v(c)`` (so the best label, and all ties
+   with it, always survive); renormalise the kept scores to sum 1. An isolated vertex
+   keeps its labels. Label sets are stored sorted by label id and every sum runs in
+   adjacency order, so the result does not depend on the number of peers.
+3. **Stop** (the paper's rule, COPRA style): with ``Count(L)`` the number of vertices
+   holding each label and ``Id(L)`` the labels in use, after computing ``dest`` from
+   ``source``: ``Min = elementwise-min(Count(source), Count(dest))`` if ``Id(source) ==
+   Id(dest)`` else ``Count(dest)``; if ``Min == oldMin`` stop and keep ``source``, else
+   ``source = dest; oldMin = Min``. ``max_iterations`` bounds the loop.
+4. **Post-process**: a community that is a subset of another is merged into the smallest
+   community containing it (its members' coefficients add to that one's; equal
+   communities keep the smaller label id), then every community is split into its
+   connected components (in the simple view). Communities are numbered 0..K-1 in order of
+   (smallest member, label).
+
+Why a peer-level program (``run_bsp``) and not a vertex program. A label set has no fixed
+size: ``floor(1/b)`` is **not** a bound, since only the ratio to the best score is tested
+(a vertex whose k neighbours carry k distinct labels keeps all k, at any ``b``), and on
+stars the sets grow with the hub's degree. A vertex program would need fixed-size vector
+values and, without a combiner (label-wise sums cannot be truncated before all arrive),
+would list one whole label vector per edge: at ``b = 0.05`` with 20 (label, coefficient)
+slots that is 20M stored edges x 240 B = 4.8 GB per superstep on the 8M-vertex / 10M-edge
+mention graph. Here each peer owns a vertex range (balanced on edges); the state is one
+variable-length CSR (``ptr`` int64, ``lab`` int32, ``coef`` float64: 8 B per vertex + 12 B
+per label entry); each superstep a peer computes its range's new sets with no allocation
+per vertex (degree-1 vertices copy their neighbour's set, small vertices merge their
+neighbours' sets in a buffer, only large ones use a dense score array; scratch: 24 B per
+label per peer) and sends them to every peer (by reference on the local runtime, one
+``alltoall`` on MPI); every peer rebuilds the CSR and applies the stop rule from the same
+data, so no extra collective is needed. While more than half the vertices changed in the
+last superstep (the usual case on stars and chains, whose sets swing every superstep),
+peers ship whole ranges and receivers concatenate them (per peer: the old and the new
+state, 2 x (8 B per vertex + 12 B per entry)); once fewer change, only the changed
+vertices' sets travel and patch the state (8 B per changed vertex + 12 B per entry).
+
+``max_labels`` (not in the paper, off by default) keeps at most that many labels per vertex
+(highest scores, ties to the smaller label id). Exact BMLPA on graphs with huge stars is
+quadratic: a hub with k leaves gathers the leaves' k labels, which every leaf copies in the
+next superstep (k^2 entries). The benchmark on the mention-like graph therefore runs with
+``max_labels = ceil(1 / b)``; see ``docs/algorithms/bmlpa.md``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from hpgraph.algorithms._common import check_graph
+from hpgraph.config import DEFAULT_THREADS, NUMBA_FLAGS
+from hpgraph.engine.bsp import run_bsp
+from hpgraph.errors import GraphFormatError, InvalidArgumentError
+from hpgraph.generators._rng import check_seed, stream
+from hpgraph.result import VertexResult
+
+__all__ = ["bmlpa", "BMLPAResult", "VertexLabels", "read_vertex_labels", "simple_view"]
+
+
+# --------------------------------------------------------------------------- the result
+@dataclass
+class BMLPAResult(VertexResult):
+    """A cover. Per-vertex ``columns``: ``community`` (the one with the largest coefficient,
+    ties to the smaller id), ``belonging`` (its coefficient), ``memberships`` (how many).
+
+    The whole cover is in flat arrays, CSR by internal vertex id: the memberships of
+    vertex v are ``community_of[ptr[v]:ptr[v+1]]`` (ascending) with coefficients
+    ``coefficient[ptr[v]:ptr[v+1]]``. ``sizes[c]`` is community c's member count and
+    ``label[c]`` the label it grew from (the input's id of the vertex whose own or
+    rough-core label it was, or the initial label's name).
+    """
+
+    ptr: np.ndarray = None
+    community_of: np.ndarray = None
+    coefficient: np.ndarray = None
+    sizes: np.ndarray = None
+    label: np.ndarray = None
+
+    @property
+    def num_communities(self) -> int:
+        return int(self.sizes.shape[0])
+
+    def to_rows(self) -> dict[str, np.ndarray]:
+        """One row per (vertex, community): ``vertex`` (the input's ids), ``community``,
+        ``belonging``."""
+        counts = np.diff(self.ptr)
+        vertex = np.repeat(self.graph.user_ids(), counts)
+        return {"vertex": vertex, "community": self.community_of, "belonging": self.coefficient}
+
+    def summary(self) -> dict[str, np.ndarray]:
+        """One row per community: ``community``, ``size``, ``label``."""
+        k = self.num_communities
+        return {"community": np.arange(k, dtype=np.int64), "size": self.sizes, "label": self.label}
+
+    def members(self, community: int) -> np.ndarray:
+        """Internal ids of a community's members, ascending."""
+        if not 0 <= community < self.num_communities:
+            raise InvalidArgumentError(
+                f"community {community} out of range 0..{self.num_communities - 1}"
+            )
+        counts = np.diff(self.ptr)
+        owner = np.repeat(np.arange(self.graph.n, dtype=np.int64), counts)
+        return owner[self.community_of == community]
+
+    def communities(self) -> list[np.ndarray]:
+        """Every community's members (internal ids, ascending), by community id."""
+        counts = np.diff(self.ptr)
+        owner = np.repeat(np.arange(self.graph.n, dtype=np.int64), counts)
+        order = np.argsort(self.community_of, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(self.sizes)])
+        ordered = owner[order]
+        return [ordered[bounds[c] : bounds[c + 1]] for c in range(self.num_communities)]
+
+
+# --------------------------------------------------------------------------- simple view
+@njit(**NUMBA_FLAGS)
+def _dedup_rows(indptr, indices):
+    """CSR without self-loops and repeated targets (rows are sorted)."""
+    n = indptr.shape[0] - 1
+    out_ptr = np.zeros(n + 1, dtype=np.int64)
+    for v in range(n):
+        prev = -1
+        c = 0
+        for k in range(indptr[v], indptr[v + 1]):
+            u = indices[k]
+            if u != v and u != prev:
+                c += 1
+            prev = u
+        out_ptr[v + 1] = out_ptr[v] + c
+    out = np.empty(out_ptr[n], dtype=indices.dtype)
+    for v in range(n):
+        prev = -1
+        w = out_ptr[v]
+        for k in range(indptr[v], indptr[v + 1]):
+            u = indices[k]
+            if u != v and u != prev:
+                out[w] = u
+                w += 1
+            prev = u
+    return out_ptr, out
+
+
+def simple_view(graph):
+    """``(indptr, indices)`` of the undirected simple graph BMLPA works on (directions
+    ignored, parallel edges merged, self-loops dropped); cached on the graph."""
+
+    def build():
+        g = graph.symmetrized()
+        ip, ix = _dedup_rows(g.indptr, g.indices)
+        ip.flags.writeable = False
+        ix.flags.writeable = False
+        return ip, ix
+
+    return graph.derived("bmlpa.simple_view", build)
+
+
+# --------------------------------------------------------------------------- rough cores
+@njit(**NUMBA_FLAGS)
+def _contains(row, x):
+    k = np.searchsorted(row, x)
+    return k < row.shape[0] and row[k] == x
+
+
+@njit(**NUMBA_FLAGS)
+def _rough_cores(indptr, indices, order, key):
+    """Cores as CSR (core_ptr, core_members); ``order`` lists the vertices of degree >= 3
+    by descending degree (ties: ascending ``key``)."""
+    n = indptr.shape[0] - 1
+    free = np.ones(n, dtype=np.bool_)
+    maxdeg = 0
+    for v in range(n):
+        maxdeg = max(maxdeg, indptr[v + 1] - indptr[v])
+    cand = np.empty(maxdeg, dtype=np.int64)
+    core = np.empty(maxdeg + 2, dtype=np.int64)
+    members = np.empty(16, dtype=np.int64)
+    core_ptr = [0]
+    nm = 0
+    for i in order:
+        if not free[i]:
+            continue
+        ri = indices[indptr[i] : indptr[i + 1]]
+        j = -1
+        for u in ri:  # the free neighbour of largest degree
+            if free[u]:
+                if j < 0:
+                    j = u
+                else:
+                    du = indptr[u + 1] - indptr[u]
+                    dj = indptr[j + 1] - indptr[j]
+                    if du > dj or (du == dj and key[u] < key[j]):
+                        j = u
+        if j < 0:
+            continue
+        rj = indices[indptr[j] : indptr[j + 1]]
+        small, large = (ri, rj) if ri.shape[0] <= rj.shape[0] else (rj, ri)
+        nc = 0
+        for x in small:  # common neighbours: each of the shorter row, searched in the other
+            if _contains(large, x):
+                cand[nc] = x
+                nc += 1
+        # ascending degree, ties by key
+        sk = np.empty(nc, dtype=np.int64)
+        for t in range(nc):
+            x = cand[t]
+            sk[t] = (indptr[x + 1] - indptr[x]) * (n + 1) + key[x]
+        cand[:nc] = cand[:nc][np.argsort(sk)]
+        core[0] = i
+        core[1] = j
+        size = 2
+        start = 0
+        while start < nc:
+            h = cand[start]
+            core[size] = h
+            size += 1
+            rh = indices[indptr[h] : indptr[h + 1]]
+            keep = start
+            for t in range(start + 1, nc):
+                if _contains(rh, cand[t]):
+                    cand[keep] = cand[t]
+                    keep += 1
+            nc = keep
+        if size >= 3:
+            while nm + size > members.shape[0]:
+                grown = np.empty(2 * members.shape[0], dtype=np.int64)
+                grown[:nm] = members[:nm]
+                members = grown
+            for t in range(size):
+                members[nm + t] = core[t]
+                free[core[t]] = False
+            nm += size
+            core_ptr.append(nm)
+    return np.array(core_ptr, dtype=np.int64), members[:nm].copy()
+
+
+@njit(**NUMBA_FLAGS)
+def _labels_from_cores(n, core_ptr, members):
+    """Initial CSR: each vertex gets the label of every core it is in (the core's first
+    vertex), 1/k each, or its own label."""
+    k = np.zeros(n, dtype=np.int64)
+    for t in range(members.shape[0]):
+        k[members[t]] += 1
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    for v in range(n):
+        ptr[v + 1] = ptr[v] + max(k[v], 1)
+    lab = np.empty(ptr[n], dtype=np.int32)
+    fill = ptr[:-1].copy()
+    for c in range(core_ptr.shape[0] - 1):
+        label = members[core_ptr[c]]  # a core is named by its first vertex
+        for t in range(core_ptr[c], core_ptr[c + 1]):
+            v = members[t]
+            lab[fill[v]] = label
+            fill[v] += 1
+    coef = np.empty(ptr[n], dtype=np.float64)
+    for v in range(n):
+        if k[v] == 0:
+            lab[ptr[v]] = v
+        lab[ptr[v] : ptr[v + 1]].sort()
+        coef[ptr[v] : ptr[v + 1]] = 1.0 / (ptr[v + 1] - ptr[v])
+    return ptr, lab, coef
+
+
+def rough_cores(graph, seed=0):
+    """The paper's rough cores of ``graph``'s simple view: a list of internal-id arrays."""
+    check_graph(graph)
+    indptr, indices = simple_view(graph)
+    core_ptr, members = _cores(indptr, indices, check_seed(seed))
+    return [members[core_ptr[c] : core_ptr[c + 1]] for c in range(core_ptr.size - 1)]
+
+
+def _cores(indptr, indices, seed):
+    n = indptr.shape[0] - 1
+    deg = np.diff(indptr)
+    key = np.random.Generator(stream(seed, 0)).permutation(n).astype(np.int64)
+    big = np.flatnonzero(deg >= 3)
+    order = big[np.lexsort((key[big], -deg[big]))]
+    return _rough_cores(indptr, indices, order, key)
+
+
+# --------------------------------------------------------------------------- initial labels
+@dataclass
+class VertexLabels:
+    """Initial labels per vertex (CSR by internal id): ``labels[ptr[v]:ptr[v+1]]`` index
+    ``names``. Vertices with none start with their own label."""
+
+    ptr: np.ndarray
+    labels: np.ndarray
+    names: list = field(default_factory=list)
+
+
+def read_vertex_labels(path, graph) -> VertexLabels:
+    """Read initial labels: one line per vertex, ``vertex label [label ...]``, fields
+    separated by blanks or tabs; a vertex may appear on several lines (so a two-column
+    ``vertex label`` list works too) and its labels accumulate; repeated labels count
+    once. Blank lines and lines starting with ``#`` are skipped. Vertices are the graph's
+    ids; labels are any tokens (hashtags, say). Raises ``GraphFormatError`` naming the
+    line for an unknown vertex or a line without a label."""
+    path = Path(path)
+    pairs_v: list[int] = []
+    pairs_l: list[int] = []
+    names: dict[str, int] = {}
+    with open(path, encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            parts = line.split()
+            if not parts or parts[0].startswith("#"):
+                continue
+            if len(parts) < 2:
+                raise GraphFormatError(
+                    f"expected 'vertex label [label ...]', got {line!r}", path, lineno
+                )
+            try:
+                v = graph.vertex_index(parts[0])
+            except InvalidArgumentError as exc:
+                raise GraphFormatError(str(exc), path, lineno) from None
+            for tok in parts[1:]:
+                pairs_v.append(v)
+                pairs_l.append(names.setdefault(tok, len(names)))
+    return _vertex_labels(graph.n, pairs_v, pairs_l, list(names))
+
+
+def _vertex_labels(n, pairs_v, pairs_l, names) -> VertexLabels:
+    v = np.asarray(pairs_v, dtype=np.int64)
+    lab = np.asarray(pairs_l, dtype=np.int64)
+    if v.size:
+        pairs = np.unique(v * max(len(names), 1) + lab)  # sorted by (vertex, label), distinct
+        v, lab = pairs // max(len(names), 1), pairs % max(len(names), 1)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(v, minlength=n), out=ptr[1:])
+    return VertexLabels(ptr, lab.astype(np.int32), names)
+
+
+def _initial(graph, initial, seed):
+    """(ptr, lab, coef, num_labels, label names or None) for the simple view."""
+    n = graph.n
+    indptr, indices = simple_view(graph)
+    if isinstance(initial, str) and initial == "rough-cores":
+        core_ptr, members = _cores(indptr, indices, seed)
+        ptr, lab, coef = _labels_from_cores(n, core_ptr, members)
+        return ptr, lab, coef, n, None
+    if isinstance(initial, str | Path):
+        if not Path(initial).is_file():
+            raise InvalidArgumentError(
+                f"initial must be 'rough-cores', a label file, a mapping or an array; "
+                f"no file {str(initial)!r}"
+            )
+        vl = read_vertex_labels(initial, graph)
+    elif isinstance(initial, VertexLabels):
+        vl = initial
+        if vl.ptr.shape[0] != n + 1:
+            raise InvalidArgumentError(
+                f"initial labels cover {vl.ptr.shape[0] - 1} vertices, graph has {n}"
+            )
+    elif isinstance(initial, dict):
+        names: dict = {}
+        pv, pl = [], []
+        for vert, labels in initial.items():
+            v = graph.vertex_index(vert)
+            if isinstance(labels, str | bytes) or not hasattr(labels, "__iter__"):
+                labels = [labels]
+            for x in labels:
+                pv.append(v)
+                pl.append(names.setdefault(x, len(names)))
+        vl = _vertex_labels(n, pv, pl, list(names))
+    else:
+        arr = np.asarray(initial)
+        if arr.shape != (n,) or arr.dtype.kind not in "iu":
+            raise InvalidArgumentError(
+                f"initial as an array must hold one integer label per vertex ({n}), "
+                f"-1 for none; got shape {arr.shape}, dtype {arr.dtype}"
+            )
+        has = arr >= 0
+        uniq, inv = np.unique(arr[has], return_inverse=True)
+        vl = _vertex_labels(n, np.flatnonzero(has), inv, uniq.tolist())
+    return _merge_named(n, vl) + (n + len(vl.names), vl.names)
+
+
+@njit(**NUMBA_FLAGS)
+def _merge_named_kernel(n, vptr, vlab):
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    for v in range(n):
+        ptr[v + 1] = ptr[v] + max(vptr[v + 1] - vptr[v], 1)
+    lab = np.empty(ptr[n], dtype=np.int32)
+    coef = np.empty(ptr[n], dtype=np.float64)
+    for v in range(n):
+        k = vptr[v + 1] - vptr[v]
+        if k == 0:
+            lab[ptr[v]] = v
+            coef[ptr[v]] = 1.0
+        else:
+            for t in range(k):  # named label t gets id n + t; rows are sorted already
+                lab[ptr[v] + t] = n + vlab[vptr[v] + t]
+                coef[ptr[v] + t] = 1.0 / k
+    return ptr, lab, coef
+
+
+def _merge_named(n, vl):
+    return _merge_named_kernel(n, vl.ptr, vl.labels)
+
+
+# --------------------------------------------------------------------------- propagation
+# a vertex whose neighbours hold at most this many label entries merges them in a
+# buffer instead of the dense score array
+_GATHER = 32
+# leaves of a vertex with more label entries than this share one computed set
+_MEMO = 8
+
+
+@njit(**NUMBA_FLAGS)
+def _propagate(indptr, indices, ptr, lab, coef, lo, hi, b, cap, score, touched, full):
+    """New label sets of vertices lo..hi-1. Returns (ids int32: the changed vertices,
+    counts int64, labels int32, coefficients float64): with ``full`` false, the changed
+    vertices' new sets (``counts`` per changed vertex); with ``full`` true, every vertex's
+    new set in order (``counts`` per vertex of the range), so that receivers concatenate
+    ranges instead of patching a copy when most vertices change.
+
+    Three ways to sum the scores, all adding in the same order (neighbours in CSR order,
+    each neighbour's labels ascending), so they give bit-identical sets: a degree-1 vertex
+    copies its neighbour's coefficients (0.0 + x == x); a vertex whose neighbours hold at
+    most ``_GATHER`` entries gathers them into a small buffer and merges them with a
+    stable sort (no random access into the label-sized ``score`` array, which is what a
+    mention graph's millions of small vertices would otherwise pay in cache misses);
+    others use the dense ``score`` array (8 B per label) and the ``touched`` list. Nothing
+    is allocated per vertex."""
+    out_cap = max(64, 2 * (ptr[hi] - ptr[lo]) + 16)
+    olab = np.empty(out_cap, dtype=np.int32)
+    ocoef = np.empty(out_cap, dtype=np.float64)
+    ids = np.empty(hi - lo, dtype=np.int32)
+    cnt = np.empty(hi - lo, dtype=np.int64)
+    klab = np.empty(touched.shape[0], dtype=np.int32)  # the kept set, by label
+    ksc = np.empty(touched.shape[0], dtype=np.float64)
+    glab = np.empty(_GATHER, dtype=np.int32)
+    gsc = np.empty(_GATHER, dtype=np.float64)
+    ncap = max(cap, 1)
+    blab = np.empty(ncap, dtype=np.int32)  # top-cap buffer, by (-score, label)
+    bsc = np.empty(ncap, dtype=np.float64)
+    # memo[u]: where the set of a leaf of u was written (u's set > _MEMO entries), -1:
+    # none yet. A hub's leaves then cost O(their set) each, not O(the hub's set): a
+    # hub in thousands of rough cores starts with thousands of labels.
+    memo = np.full(ptr.shape[0] - 1, -1, dtype=np.int64)  # 12 B per vertex, per peer
+    memo_m = np.empty(ptr.shape[0] - 1, dtype=np.int32)
+    nch = 0
+    out = 0
+    for v in range(lo, hi):
+        a = indptr[v]
+        e = indptr[v + 1]
+        if a == e:  # isolated: keeps its labels
+            if full:
+                m = ptr[v + 1] - ptr[v]
+                if out + m > out_cap:
+                    out_cap = max(2 * out_cap, out + m)
+                    olab, ocoef = _grow(olab, ocoef, out, out_cap)
+                olab[out : out + m] = lab[ptr[v] : ptr[v + 1]]
+                ocoef[out : out + m] = coef[ptr[v] : ptr[v + 1]]
+                out += m
+                cnt[v - lo] = m
+            continue
+        gathered = 0
+        for k in range(a, e):
+            u = indices[k]
+            gathered += ptr[u + 1] - ptr[u]
+            if gathered > _GATHER:
+                break
+        m = 0
+        if e - a == 1 and memo[indices[a]] >= 0:
+            # a leaf of a vertex whose (large) set was already computed for another leaf
+            # in this superstep: the same set, bit for bit, so copy it
+            o = memo[indices[a]]
+            m = memo_m[indices[a]]
+            same = (ptr[v + 1] - ptr[v]) == m
+            if same:
+                for t in range(m):
+                    q = ptr[v] + t
+                    if lab[q] != olab[o + t] or coef[q] != ocoef[o + t]:
+                        same = False
+                        break
+            if full or not same:
+                if out + m > out_cap:
+                    out_cap = max(2 * out_cap, out + m)
+                    olab, ocoef = _grow(olab, ocoef, out, out_cap)
+                for t in range(m):
+                    olab[out + t] = olab[o + t]
+                    ocoef[out + t] = ocoef[o + t]
+                out += m
+                cnt[v - lo if full else nch] = m
+            if not same:
+                ids[nch] = v
+                nch += 1
+            continue
+        if e - a == 1:
+            u = indices[a]
+            mx = 0.0
+            for q in range(ptr[u], ptr[u + 1]):
+                mx = max(mx, coef[q])
+            thr = b * mx
+            for q in range(ptr[u], ptr[u + 1]):
+                if coef[q] >= thr:
+                    klab[m] = lab[q]
+                    ksc[m] = coef[q]
+                    m += 1
+        elif gathered <= _GATHER:
+            ng = 0
+            for k in range(a, e):
+                u = indices[k]
+                for q in range(ptr[u], ptr[u + 1]):
+                    c = lab[q]
+                    x = coef[q]
+                    j = ng  # stable insertion by label: equal labels keep neighbour order
+                    while j > 0 and glab[j - 1] > c:
+                        glab[j] = glab[j - 1]
+                        gsc[j] = gsc[j - 1]
+                        j -= 1
+                    glab[j] = c
+                    gsc[j] = x
+                    ng += 1
+            nt = 0
+            for t in range(ng):  # runs of a label: sum in order, starting from 0.0
+                if nt > 0 and klab[nt - 1] == glab[t]:
+                    ksc[nt - 1] += gsc[t]
+                else:
+                    klab[nt] = glab[t]
+                    ksc[nt] = 0.0 + gsc[t]
+                    nt += 1
+            mx = 0.0
+            for t in range(nt):
+                mx = max(mx, ksc[t])
+            thr = b * mx
+            for t in range(nt):
+                if ksc[t] >= thr:
+                    klab[m] = klab[t]
+                    ksc[m] = ksc[t]
+                    m += 1
+        else:
+            nt = 0
+            for k in range(a, e):
+                u = indices[k]
+                for q in range(ptr[u], ptr[u + 1]):
+                    c = lab[q]
+                    if score[c] == 0.0:  # coefficients are > 0, so 0 means untouched
+                        touched[nt] = c
+                        nt += 1
+                    score[c] += coef[q]
+            mx = 0.0
+            for t in range(nt):
+                mx = max(mx, score[touched[t]])
+            thr = b * mx
+            for t in range(nt):
+                c = touched[t]
+                if score[c] >= thr:
+                    touched[m] = c
+                    m += 1
+                else:
+                    score[c] = 0.0
+            if cap > 0 and m > cap:
+                # top cap by (score desc, label asc) straight from the unsorted list, so
+                # a set of thousands is not sorted for the few labels kept
+                nb = 0
+                for t in range(m):
+                    c = touched[t]
+                    x = score[c]
+                    score[c] = 0.0
+                    if nb == cap and (x < bsc[nb - 1] or (x == bsc[nb - 1] and c > blab[nb - 1])):
+                        continue
+                    j = nb if nb < cap else cap - 1
+                    while j > 0 and (bsc[j - 1] < x or (bsc[j - 1] == x and blab[j - 1] > c)):
+                        bsc[j] = bsc[j - 1]
+                        blab[j] = blab[j - 1]
+                        j -= 1
+                    bsc[j] = x
+                    blab[j] = c
+                    if nb < cap:
+                        nb += 1
+                order = np.argsort(blab[:cap]) if cap > 24 else _small_order(blab, cap)
+                for t in range(cap):
+                    klab[t] = blab[order[t]]
+                    ksc[t] = bsc[order[t]]
+                m = cap
+            else:
+                touched[:m].sort()
+                for t in range(m):
+                    c = touched[t]
+                    klab[t] = c
+                    ksc[t] = score[c]
+                    score[c] = 0.0
+        if cap > 0 and m > cap:
+            # highest scores, ties to the smaller label: klab ascends, so a later label
+            # displaces only on a strictly higher score
+            nb = 0
+            for t in range(m):
+                s = ksc[t]
+                if nb == cap and s <= bsc[nb - 1]:
+                    continue
+                j = nb if nb < cap else cap - 1
+                while j > 0 and bsc[j - 1] < s:
+                    bsc[j] = bsc[j - 1]
+                    blab[j] = blab[j - 1]
+                    j -= 1
+                bsc[j] = s
+                blab[j] = klab[t]
+                if nb < cap:
+                    nb += 1
+            order = np.argsort(blab[:cap]) if cap > 24 else _small_order(blab, cap)
+            for t in range(cap):
+                klab[t] = blab[order[t]]
+                ksc[t] = bsc[order[t]]
+            m = cap
+        total = 0.0
+        for t in range(m):
+            total += ksc[t]
+        same = (ptr[v + 1] - ptr[v]) == m
+        if same:
+            for t in range(m):
+                q = ptr[v] + t
+                if lab[q] != klab[t] or coef[q] != ksc[t] / total:
+                    same = False
+                    break
+        if full or not same:
+            if out + m > out_cap:
+                out_cap = max(2 * out_cap, out + m)
+                olab, ocoef = _grow(olab, ocoef, out, out_cap)
+            for t in range(m):
+                olab[out + t] = klab[t]
+                ocoef[out + t] = ksc[t] / total
+            if e - a == 1 and ptr[indices[a] + 1] - ptr[indices[a]] > _MEMO:
+                memo[indices[a]] = out
+                memo_m[indices[a]] = m
+            out += m
+            cnt[v - lo if full else nch] = m
+        if not same:
+            ids[nch] = v
+            nch += 1
+    ncnt = hi - lo if full else nch
+    return ids[:nch].copy(), cnt[:ncnt].copy(), olab[:out].copy(), ocoef[:out].copy()
+
+
+@njit(**NUMBA_FLAGS)
+def _grow(olab, ocoef, used, size):
+    g1 = np.empty(size, dtype=np.int32)
+    g2 = np.empty(size, dtype=np.float64)
+    g1[:used] = olab[:used]
+    g2[:used] = ocoef[:used]
+    return g1, g2
+
+
+@njit(**NUMBA_FLAGS)
+def _small_order(x, m):
+    """argsort of x[:m] (distinct values) by insertion, for the few slots of a cap."""
+    order = np.arange(m)
+    for i in range(1, m):
+        y = order[i]
+        j = i
+        while j > 0 and x[order[j - 1]] > x[y]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = y
+    return order
+
+
+@njit(**NUMBA_FLAGS)
+def _counts_after(cnt, ptr, lab, ids, ccnt, clab):
+    """Count(dest) from Count(source) and the changed vertices' old and new sets."""
+    new = cnt.copy()
+    pos = 0
+    for k in range(ids.shape[0]):
+        v = ids[k]
+        for q in range(ptr[v], ptr[v + 1]):
+            new[lab[q]] -= 1
+        for q in range(pos, pos + ccnt[k]):
+            new[clab[q]] += 1
+        pos += ccnt[k]
+    return new
+
+
+@njit(**NUMBA_FLAGS)
+def _count_labels(lab, num_labels):
+    """Count(L): how many vertices hold each label (a set holds a label once)."""
+    cnt = np.zeros(num_labels, dtype=np.int32)
+    for q in range(lab.shape[0]):
+        cnt[lab[q]] += 1
+    return cnt
+
+
+@njit(**NUMBA_FLAGS)
+def _stop_rule(cnt_src, cnt_dst, old_min, have_old):
+    """The paper's test: Min = mc(Count(source), Count(dest)) when Id(source) == Id(dest),
+    else Count(dest); True (stop) when Min == oldMin, else oldMin := Min. Counts are dense
+    (0: label not in use), so the dictionaries compare equal exactly when the arrays do."""
+    same_ids = True
+    for c in range(cnt_src.shape[0]):
+        if (cnt_src[c] > 0) != (cnt_dst[c] > 0):
+            same_ids = False
+            break
+    same = have_old
+    for c in range(cnt_src.shape[0]):
+        m = min(cnt_src[c], cnt_dst[c]) if same_ids else cnt_dst[c]
+        if m != old_min[c]:
+            same = False
+            old_min[c] = m
+    return same
+
+
+@njit(**NUMBA_FLAGS)
+def _apply(ptr, lab, coef, ids, ccnt, clab, ccoef):
+    """The next state: runs of unchanged vertices are copied in blocks, changed vertices'
+    sets come from the messages (``ids`` ascending)."""
+    n = ptr.shape[0] - 1
+    total = ptr[n]
+    for k in range(ids.shape[0]):
+        v = ids[k]
+        total += ccnt[k] - (ptr[v + 1] - ptr[v])
+    nptr = np.empty(n + 1, dtype=np.int64)
+    nlab = np.empty(total, dtype=np.int32)
+    ncoef = np.empty(total, dtype=np.float64)
+    out = 0
+    prev = 0
+    cpos = 0
+    for k in range(ids.shape[0] + 1):
+        v = ids[k] if k < ids.shape[0] else n
+        a = ptr[prev]
+        e = ptr[v]
+        shift = out - a
+        for u in range(prev, v):
+            nptr[u] = ptr[u] + shift
+        nlab[out : out + e - a] = lab[a:e]
+        ncoef[out : out + e - a] = coef[a:e]
+        out += e - a
+        if k == ids.shape[0]:
+            break
+        nptr[v] = out
+        c = ccnt[k]
+        nlab[out : out + c] = clab[cpos : cpos + c]
+        ncoef[out : out + c] = ccoef[cpos : cpos + c]
+        out += c
+        cpos += c
+        prev = v + 1
+    nptr[n] = out
+    return nptr, nlab, ncoef
+
+
+@njit(**NUMBA_FLAGS)
+def _range_cut(indptr, parts, part, alpha):
+    """First vertex of ``part`` when ``alpha * vertices + edges`` is split evenly."""
+    n = indptr.shape[0] - 1
+    target = (alpha * n + indptr[n]) * part / parts
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if alpha * mid + indptr[mid] < target:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations, show):
+    """The BSP program: one vertex range per peer; returns its range's final sets."""
+    ptr, lab, coef = state
+    n = indptr.shape[0] - 1
+    pid, parts = peer.pid, peer.num_peers
+    lo = _range_cut(indptr, parts, pid, 2.0) if pid else 0
+    hi = _range_cut(indptr, parts, pid + 1, 2.0) if pid + 1 < parts else n
+    score = np.zeros(num_labels, dtype=np.float64)  # 8 B per label, per peer
+    touched = np.empty(num_labels, dtype=np.int32)
+    cnt = _count_labels(lab, num_labels)
+    old_min = np.zeros(num_labels, dtype=np.int32)
+    changed_per_step = []
+    converged = False
+    last_changed = n
+    for it in range(max_iterations):
+        # while most vertices change (the usual swing on stars and chains), ship whole
+        # ranges and concatenate them: no patching pass, no id lists; the choice uses
+        # the global count of the last superstep, so every peer makes the same one
+        full = 2 * last_changed > n
+        msg = _propagate(indptr, indices, ptr, lab, coef, lo, hi, b, cap, score, touched, full)
+        for q in range(parts):
+            for a in msg:
+                peer.send(q, a)
+        peer.sync()
+        got = [a for _, a in peer.messages()]  # 4 arrays per peer, peers in order
+        ids, ccnt, clab, ccoef = (np.concatenate(got[i::4]) for i in range(4)) if parts > 1 else got
+        last_changed = int(ids.shape[0])
+        changed_per_step.append(last_changed)
+        if show is not None and pid == 0:
+            show(it + 1, last_changed, int(ptr[n]))
+        if full:
+            nptr = np.empty(n + 1, dtype=np.int64)
+            nptr[0] = 0
+            np.cumsum(ccnt, out=nptr[1:])
+            new_cnt = _count_labels(clab, num_labels)
+        else:
+            new_cnt = _counts_after(cnt, ptr, lab, ids, ccnt, clab)
+        if _stop_rule(cnt, new_cnt, old_min, it > 0):
+            converged = True
+            break
+        if full:
+            ptr, lab, coef = nptr, clab, ccoef
+        elif last_changed:
+            ptr, lab, coef = _apply(ptr, lab, coef, ids, ccnt, clab, ccoef)
+        del msg, got, ids, ccnt, clab, ccoef
+        cnt = new_cnt
+    a, e = ptr[lo], ptr[hi]
+    return lo, hi, ptr[lo : hi + 1] - a, lab[a:e], coef[a:e], converged, changed_per_step
+
+
+# --------------------------------------------------------------------------- post-processing
+@njit(**NUMBA_FLAGS)
+def _members(ptr, lab, num_labels):
+    """Community -> members (CSR by label; members ascending)."""
+    n = ptr.shape[0] - 1
+    cptr = np.zeros(num_labels + 1, dtype=np.int64)
+    for q in range(ptr[n]):
+        cptr[lab[q] + 1] += 1
+    for c in range(num_labels):
+        cptr[c + 1] += cptr[c]
+    fill = cptr[:-1].copy()
+    cmem = np.empty(ptr[n], dtype=np.int32)
+    for v in range(n):
+        for q in range(ptr[v], ptr[v + 1]):
+            c = lab[q]
+            cmem[fill[c]] = v
+            fill[c] += 1
+    return cptr, cmem
+
+
+@njit(**NUMBA_FLAGS)
+def _nested_targets(ptr, lab, cptr, cmem):
+    """target[A] = the community A merges into (the smallest one containing it, ties to
+    the smaller label; an equal community with a smaller label counts), or -1."""
+    num_labels = cptr.shape[0] - 1
+    target = np.full(num_labels, -1, dtype=np.int64)
+    for A in range(num_labels):
+        sa = cptr[A + 1] - cptr[A]
+        if sa == 0:
+            continue
+        x = cmem[cptr[A]]  # the member with the fewest labels: fewest candidates
+        for t in range(cptr[A], cptr[A + 1]):
+            y = cmem[t]
+            if ptr[y + 1] - ptr[y] < ptr[x + 1] - ptr[x]:
+                x = y
+        best = -1
+        for q in range(ptr[x], ptr[x + 1]):
+            B = lab[q]
+            sb = cptr[B + 1] - cptr[B]
+            if B == A or sb < sa or (sb == sa and B > A):
+                continue
+            if best >= 0:
+                sbest = cptr[best + 1] - cptr[best]
+                if sb > sbest or (sb == sbest and B > best):
+                    continue
+            inside = True
+            for t in range(cptr[A], cptr[A + 1]):
+                if not _contains(lab[ptr[cmem[t]] : ptr[cmem[t] + 1]], B):
+                    inside = False
+                    break
+            if inside:
+                best = B
+        target[A] = best
+    for A in range(num_labels):  # follow chains A -> B -> C (sizes grow, or ids fall)
+        r = A
+        while target[r] >= 0:
+            r = target[r]
+        if r != A:
+            target[A] = r
+    return target
+
+
+@njit(**NUMBA_FLAGS)
+def _relabel(ptr, lab, coef, target):
+    """Each nested label replaced by its target; coefficients of a repeated label add
+    (in the row's label order: a stable insertion sort on a reused buffer)."""
+    n = ptr.shape[0] - 1
+    width = 1
+    for v in range(n):
+        width = max(width, ptr[v + 1] - ptr[v])
+    rl = np.empty(width, dtype=np.int32)
+    rc = np.empty(width, dtype=np.float64)
+    nptr = np.zeros(n + 1, dtype=np.int64)
+    nlab = np.empty(ptr[n], dtype=np.int32)
+    ncoef = np.empty(ptr[n], dtype=np.float64)
+    out = 0
+    for v in range(n):
+        a = ptr[v]
+        e = ptr[v + 1]
+        for t in range(e - a):
+            c = lab[a + t]
+            if target[c] >= 0:
+                c = target[c]
+            w = coef[a + t]
+            j = t
+            while j > 0 and rl[j - 1] > c:
+                rl[j] = rl[j - 1]
+                rc[j] = rc[j - 1]
+                j -= 1
+            rl[j] = c
+            rc[j] = w
+        for t in range(e - a):
+            if out > nptr[v] and nlab[out - 1] == rl[t]:
+                ncoef[out - 1] += rc[t]
+            else:
+                nlab[out] = rl[t]
+                ncoef[out] = rc[t]
+                out += 1
+        nptr[v + 1] = out
+    return nptr, nlab[:out].copy(), ncoef[:out].copy()
+
+
+@njit(**NUMBA_FLAGS)
+def _find(parent, x):
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+@njit(**NUMBA_FLAGS)
+def _split(indptr, indices, ptr, lab, coef):
+    """Connected pieces of every community: union-find over membership entries, joined
+    along edges whose ends share the label. Communities are numbered by (smallest member,
+    label); rows come back sorted by community. Returns (community per entry, reordered
+    coefficients, sizes, the label of each community). Scratch: 4 B per entry (int32
+    union-find; entries < 2**31) besides the outputs."""
+    n = ptr.shape[0] - 1
+    total = ptr[n]
+    parent = np.arange(total, dtype=np.int32)
+    for v in range(n):
+        for k in range(indptr[v], indptr[v + 1]):
+            u = indices[k]
+            if u <= v:
+                continue
+            i, j = ptr[v], ptr[u]
+            while i < ptr[v + 1] and j < ptr[u + 1]:  # both rows sorted by label
+                if lab[i] < lab[j]:
+                    i += 1
+                elif lab[i] > lab[j]:
+                    j += 1
+                else:
+                    ri = _find(parent, i)
+                    rj = _find(parent, j)
+                    if ri != rj:
+                        parent[max(ri, rj)] = min(ri, rj)
+                    i += 1
+                    j += 1
+    # parent[] becomes the community id of each entry: roots are numbered at first sight,
+    # scanning vertices then labels, i.e. by (smallest member, label); a root precedes
+    # every entry of its set (it is the set's smallest entry), so one pass suffices
+    comm = np.empty(total, dtype=np.int64)
+    origin = np.empty(total, dtype=np.int32)
+    k = 0
+    for q in range(total):
+        r = parent[q]
+        if r == q:
+            comm[q] = k
+            origin[k] = lab[q]
+            k += 1
+        else:
+            comm[q] = comm[_find(parent, r)]
+    sizes = np.zeros(k, dtype=np.int64)
+    ncoef = coef.copy()
+    for v in range(n):  # sort each row by community (ids in a row are distinct)
+        a = ptr[v]
+        e = ptr[v + 1]
+        for t in range(a + 1, e):
+            c = comm[t]
+            w = ncoef[t]
+            j = t
+            while j > a and comm[j - 1] > c:
+                comm[j] = comm[j - 1]
+                ncoef[j] = ncoef[j - 1]
+                j -= 1
+            comm[j] = c
+            ncoef[j] = w
+        for t in range(a, e):
+            sizes[comm[t]] += 1
+    return comm, ncoef, sizes, origin[:k].astype(np.int64)
+
+
+@njit(**NUMBA_FLAGS)
+def _primary(ptr, comm, coef):
+    n = ptr.shape[0] - 1
+    best = np.full(n, -1, dtype=np.int64)
+    bcoef = np.zeros(n, dtype=np.float64)
+    for v in range(n):
+        for q in range(ptr[v], ptr[v + 1]):  # ascending communities: ties keep the first
+            if best[v] < 0 or coef[q] > bcoef[v]:
+                best[v] = comm[q]
+                bcoef[v] = coef[q]
+    return best, bcoef
+
+
+def _postprocess(indptr, indices, ptr, lab, coef, num_labels):
+    cptr, cmem = _members(ptr, lab, num_labels)
+    target = _nested_targets(ptr, lab, cptr, cmem)
+    del cptr, cmem
+    nested = int((target >= 0).sum())
+    if nested:
+        ptr, lab, coef = _relabel(ptr, lab, coef, target)
+    comm, coef, sizes, origin = _split(indptr, indices, ptr, lab, coef)
+    return ptr, comm, coef, sizes, origin, nested
+
+
+# --------------------------------------------------------------------------- front end
+class _Show:
+    """A live line per iteration (rich), only when ``progress=True``."""
+
+    def __init__(self, total):
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self._p = Progress(
+            TextColumn("bmlpa iteration {task.completed}"),
+            BarColumn(),
+            TextColumn("{task.fields[info]}"),
+            TimeElapsedColumn(),
+            transient=True,
+        )
+        self._task = self._p.add_task("bmlpa", total=total, info="")
+        self._p.start()
+
+    def __call__(self, iteration, changed, entries):
+        info = f"changed {changed:,}  label entries {entries:,}"
+        self._p.update(self._task, completed=iteration, info=info)
+
+    def close(self):
+        self._p.stop()
+
+
+def _check(b, p, max_labels, max_iterations, threads):
+    if b is not None and p is not None and float(b) != float(p):
+        raise InvalidArgumentError(f"b and its alias p disagree: b={b!r}, p={p!r}")
+    b = 0.1 if b is None and p is None else (b if b is not None else p)
+    if isinstance(b, bool) or not isinstance(b, int | float) or not 0.0 < float(b) <= 1.0:
+        raise InvalidArgumentError(f"b (belonging threshold) must be in (0, 1], got {b!r}")
+    if max_labels is not None and (
+        isinstance(max_labels, bool) or not isinstance(max_labels, int) or max_labels < 1
+    ):
+        raise InvalidArgumentError(
+            f"max_labels must be a positive integer or None, got {max_labels!r}"
+        )
+    if (
+        isinstance(max_iterations, bool)
+        or not isinstance(max_iterations, int)
+        or max_iterations < 0
+    ):
+        raise InvalidArgumentError(
+            f"max_iterations must be an integer >= 0, got {max_iterations!r}"
+        )
+    if threads is not None and (
+        isinstance(threads, bool) or not isinstance(threads, int) or threads < 1
+    ):
+        raise InvalidArgumentError(f"threads must be a positive integer, got {threads!r}")
+    return float(b)
+
+
+def bmlpa(
+    graph,
+    *,
+    b: float | None = None,
+    p: float | None = None,
+    initial="rough-cores",
+    max_labels: int | None = None,
+    max_iterations: int = 100,
+    seed: int = 0,
+    threads: int | None = None,
+    runtime=None,
+    progress=False,
+) -> BMLPAResult:
+    """Overlapping communities of ``graph`` by BMLPA (see the module docstring).
+
+    ``b`` (alias ``p``, default 0.1) is the belonging threshold: a label stays at a vertex
+    when its score is at least ``b`` times the best one. ``initial`` is ``"rough-cores"``,
+    a label file (:func:`read_vertex_labels`), a :class:`VertexLabels`, a mapping
+    ``{vertex: label or labels}`` in the input's ids, or an integer array of one label per
+    vertex (-1: none); unlabelled vertices start with their own label. ``max_labels`` caps
+    the labels per vertex (not in the paper; ``None``: no cap). ``seed`` breaks degree
+    ties in the rough cores. ``threads`` peers on the local runtime, or
+    ``runtime="mpi"``. ``progress=True`` shows a live line per iteration, or pass a
+    function ``progress(iteration, changed_vertices, label_entries)``.
+    """
+    check_graph(graph)
+    b = _check(b, p, max_labels, max_iterations, threads)
+    seed = check_seed(seed)
+    t0 = time.perf_counter()
+    indptr, indices = simple_view(graph)
+    ptr, lab, coef, num_labels, names = _initial(graph, initial, seed)
+    init_s = time.perf_counter() - t0
+    n = graph.n
+    stats = None
+    converged, changed = True, []
+    if n and max_iterations:
+        show = _Show(max_iterations) if progress is True else (progress or None)
+        try:
+            res = run_bsp(
+                _bmlpa_peer,
+                peers=min(threads or DEFAULT_THREADS, n),
+                args=(
+                    indptr,
+                    indices,
+                    (ptr, lab, coef),
+                    num_labels,
+                    b,
+                    max_labels or 0,
+                    max_iterations,
+                    show,
+                ),
+                runtime=runtime,
+            )
+        finally:
+            if isinstance(show, _Show):
+                show.close()
+        rows = res.results
+        stats = res.stats
+        converged, changed = rows[0][5], rows[0][6]
+        # each peer's range, in peer order, covers 0..n-1: chain the local offsets
+        base = np.cumsum([0] + [int(r[2][-1]) for r in rows])
+        ptr = np.concatenate([[0]] + [r[2][1:] + base[i] for i, r in enumerate(rows)])
+        lab = np.concatenate([r[3] for r in rows])
+        coef = np.concatenate([r[4] for r in rows])
+    t1 = time.perf_counter()
+    ptr, comm, coef, sizes, origin, nested = _postprocess(
+        indptr, indices, ptr, lab, coef, num_labels
+    )
+    post_s = time.perf_counter() - t1
+    best, bcoef = _primary(ptr, comm, coef)
+    ids = graph.user_ids()
+    if names is None:
+        label = ids[origin]
+    else:
+        label = np.array([ids[o] if o < n else names[o - n] for o in origin.tolist()], dtype=object)
+    counts = np.diff(ptr)
+    meta = {
+        "b": b,
+        "max_labels": max_labels,
+        "iterations": len(changed),
+        "converged": converged,
+        "communities": int(sizes.shape[0]),
+        "overlapping_vertices": int((counts > 1).sum()),
+        "nested_removed": nested,
+        "initial": initial if isinstance(initial, str) else type(initial).__name__,
+        "init_s": init_s,
+        "postprocess_s": post_s,
+        "changed_per_iteration": changed,
+    }
+    return BMLPAResult(
+        algorithm="bmlpa",
+        graph=graph,
+        columns={"community": best, "belonging": bcoef, "memberships": counts},
+        stats=stats,
+        meta=meta,
+        ptr=ptr,
+        community_of=comm,
+        coefficient=coef,
+        sizes=sizes,
+        label=label,
+    )

@@ -1,0 +1,112 @@
+"""A slow, obviously-correct BMLPA in plain Python (dicts and sets), for the tests.
+
+It follows the paper's pseudo-code step by step on a NetworkX graph: rough cores, the
+balanced update, the mc/Count/Id stop rule, removal of nested communities and the split
+into connected pieces. It returns the cover as a set of (frozenset(members),
+frozenset((vertex, rounded coefficient))) so that community numbering does not matter.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+
+def rough_cores(G: nx.Graph, key) -> list[list]:
+    deg = dict(G.degree())
+    free = {v: True for v in G}
+    cores = []
+    for i in sorted(G, key=lambda v: (-deg[v], key[v])):
+        if deg[i] < 3 or not free[i]:
+            continue
+        fn = [u for u in G[i] if free[u]]
+        if not fn:
+            continue
+        j = min(fn, key=lambda u: (-deg[u], key[u]))
+        cand = sorted(set(G[i]) & set(G[j]), key=lambda u: (deg[u], key[u]))
+        core = [i, j]
+        while cand:
+            h = cand.pop(0)
+            core.append(h)
+            cand = [x for x in cand if G.has_edge(h, x)]
+        if len(core) >= 3:
+            cores.append(core)
+            for v in core:
+                free[v] = False
+    return cores
+
+
+def propagate(G, source, b, cap=None):
+    dest = {}
+    for x in G:
+        if G.degree(x) == 0:
+            dest[x] = dict(source[x])
+            continue
+        score = {}
+        for y in G[x]:
+            for c, w in source[y].items():
+                score[c] = score.get(c, 0.0) + w
+        mx = max(score.values())
+        kept = {c: s for c, s in score.items() if s >= b * mx}
+        if cap is not None and len(kept) > cap:
+            best = sorted(kept, key=lambda c: (-kept[c], c))[:cap]
+            kept = {c: kept[c] for c in best}
+        tot = sum(kept[c] for c in sorted(kept))
+        dest[x] = {c: kept[c] / tot for c in sorted(kept)}
+    return dest
+
+
+def count(lab):
+    out = {}
+    for ls in lab.values():
+        for c in ls:
+            out[c] = out.get(c, 0) + 1
+    return out
+
+
+def bmlpa_naive(G: nx.Graph, b, initial, max_iterations=100, cap=None):
+    """``initial``: {vertex: {label: coefficient}}."""
+    source = initial
+    old_min = None
+    for _ in range(max_iterations):
+        dest = propagate(G, source, b, cap)
+        cs, cd = count(source), count(dest)
+        if set(cs) == set(cd):
+            mn = {c: min(cs[c], cd[c]) for c in cs}
+        else:
+            mn = cd
+        if mn == old_min:
+            break
+        source, old_min = dest, mn
+    comms = {}
+    for v, ls in source.items():
+        for c in ls:
+            comms.setdefault(c, set()).add(v)
+    # nested: merge into the smallest superset (ties: smaller label; equal sets: smaller label)
+    target = {}
+    for a, A in comms.items():
+        sup = [c for c, B in comms.items() if c != a and A <= B and (len(B) > len(A) or c < a)]
+        if sup:
+            target[a] = min(sup, key=lambda c: (len(comms[c]), c))
+
+    def root(c):
+        while c in target:
+            c = target[c]
+        return c
+
+    merged = {}
+    for v, ls in source.items():
+        d = {}
+        for c, w in ls.items():
+            r = root(c)
+            d[r] = d.get(r, 0.0) + w
+        merged[v] = d
+    comms = {}
+    for v, ls in merged.items():
+        for c in ls:
+            comms.setdefault(c, set()).add(v)
+    cover = set()
+    for c, members in comms.items():
+        for piece in nx.connected_components(G.subgraph(members)):
+            coefs = frozenset((v, round(merged[v][c], 9)) for v in piece)
+            cover.add((frozenset(piece), coefs))
+    return cover

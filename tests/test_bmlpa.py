@@ -1,0 +1,249 @@
+"""BMLPA against a plain-Python implementation of the paper's pseudo-code
+(tests/_bmlpa_naive.py), on known structures and awkward inputs; the mention-graph
+generator; the MPI runtime (tests/mpi/check_bmlpa.py under mpiexec -n 1, 2, 3)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from _bmlpa_naive import bmlpa_naive, rough_cores
+from conftest import MPIEXEC, NO_MPI, SEED, SHAPES, make_shape
+from hpgraph.algorithms.bmlpa import BMLPAResult, bmlpa, read_vertex_labels, simple_view
+from hpgraph.algorithms.bmlpa import rough_cores as hp_rough_cores
+from hpgraph.errors import GraphFormatError, InvalidArgumentError
+from hpgraph.generators._rng import stream
+from hpgraph.generators.mention import lfr_graph, mention_graph
+from hpgraph.graph import Graph
+
+HERE = Path(__file__).parent
+
+
+def simple_nx(g):
+    ip, ix = simple_view(g)
+    G = nx.Graph()
+    G.add_nodes_from(range(g.n))
+    for v in range(g.n):
+        G.add_edges_from((v, int(u)) for u in ix[ip[v] : ip[v + 1]])
+    return G
+
+
+def cover_of(r: BMLPAResult):
+    """{(members, (vertex, coefficient) pairs)}: independent of community numbering."""
+    out = set()
+    for c, mem in enumerate(r.communities()):
+        coefs = []
+        for v in mem:
+            a, e = r.ptr[v], r.ptr[v + 1]
+            k = a + np.searchsorted(r.community_of[a:e], c)
+            coefs.append((int(v), round(float(r.coefficient[k]), 9)))
+        out.add((frozenset(int(v) for v in mem), frozenset(coefs)))
+    return out
+
+
+def naive_initial(G, seed=0):
+    key = np.random.Generator(stream(seed, 0)).permutation(G.number_of_nodes())
+    init = {v: {} for v in G}
+    for core in rough_cores(G, key):
+        for v in core:
+            init[v][core[0]] = 1.0
+    return {v: ({c: 1 / len(d) for c in d} if d else {v: 1.0}) for v, d in init.items()}
+
+
+def check_result(r: BMLPAResult):
+    n = r.graph.n
+    assert r.ptr.shape == (n + 1,) and (np.diff(r.ptr) >= 1).all()
+    sums = np.add.reduceat(r.coefficient, r.ptr[:-1]) if n else np.zeros(0)
+    np.testing.assert_allclose(sums, 1.0, rtol=1e-12)
+    assert (np.bincount(r.community_of, minlength=r.num_communities) == r.sizes).all()
+    for v in range(n):  # rows ascending by community
+        row = r.community_of[r.ptr[v] : r.ptr[v + 1]]
+        assert (np.diff(row) > 0).all()
+
+
+_NAIVE: dict = {}  # the slow reference, once per (shape, directed, b) for every thread count
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("directed", [False, True])
+def test_matches_the_naive_implementation(shape, directed, threads):
+    g = make_shape(shape, directed, False)
+    for b in (0.05, 0.3, 0.8):
+        key = (shape, directed, b)
+        if key not in _NAIVE:
+            G = simple_nx(g)
+            _NAIVE[key] = bmlpa_naive(G, b, naive_initial(G))
+        r = bmlpa(g, b=b, threads=threads)
+        check_result(r)
+        assert cover_of(r) == _NAIVE[key], key
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_graphs_with_a_label_cap(seed):
+    rng = np.random.default_rng(SEED + seed)
+    n = int(rng.integers(20, 120))
+    g = Graph.from_edges(rng.integers(0, n, 3 * n), rng.integers(0, n, 3 * n), n=n)
+    G = simple_nx(g)
+    assert sorted(map(sorted, (c.tolist() for c in hp_rough_cores(g, seed)))) == sorted(
+        map(sorted, rough_cores(G, np.random.Generator(stream(seed, 0)).permutation(n)))
+    )
+    for cap in (1, 2, 3):
+        r = bmlpa(g, b=0.05, max_labels=cap, seed=seed, threads=2)
+        assert np.diff(r.ptr).max() <= cap or r.meta["nested_removed"] >= 0
+        assert cover_of(r) == bmlpa_naive(G, 0.05, naive_initial(G, seed), cap=cap)
+
+
+def test_bridge_vertex_belongs_to_both_cliques():
+    G = nx.Graph()
+    G.add_edges_from(nx.complete_graph(range(5)).edges())
+    G.add_edges_from(nx.complete_graph(range(6, 11)).edges())
+    G.add_edges_from((5, v) for v in [*range(5), *range(6, 11)])
+    src, dst = np.array(list(G.edges())).T
+    r = bmlpa(Graph.from_edges(src, dst, directed=False), b=0.3)
+    assert r.num_communities == 2
+    members = sorted(sorted(m.tolist()) for m in r.communities())
+    assert members == [[0, 1, 2, 3, 4, 5], [5, 6, 7, 8, 9, 10]]
+    assert r.ptr[6] - r.ptr[5] == 2
+    np.testing.assert_allclose(r.coefficient[r.ptr[5] : r.ptr[6]], [0.5, 0.5])
+    assert r["memberships"][5] == 2 and r.meta["overlapping_vertices"] == 1
+
+
+def test_disjoint_cliques_are_the_communities():
+    blocks = [range(0, 4), range(4, 9), range(9, 15)]
+    edges = [(u, v) for bl in blocks for u in bl for v in bl if u < v]
+    src, dst = np.array(edges).T
+    r = bmlpa(Graph.from_edges(src, dst, n=17, directed=False))  # 15, 16 isolated
+    got = sorted(sorted(m.tolist()) for m in r.communities())
+    assert got == sorted([list(b) for b in blocks] + [[15], [16]])
+    assert (r.coefficient == 1.0).all()
+    assert r["community"].tolist() == [0] * 4 + [1] * 5 + [2] * 6 + [3, 4]
+
+
+def test_split_and_nested_post_processing():
+    # a path 0-1-2-3-4: synchronous propagation leaves nested and disconnected labels
+    r = bmlpa(Graph.from_edges(np.arange(4), np.arange(1, 5), directed=False), b=0.5)
+    G = nx.path_graph(5)
+    assert cover_of(r) == bmlpa_naive(G, 0.5, naive_initial(G))
+    comms = [set(m.tolist()) for m in r.communities()]
+    for i, a in enumerate(comms):  # no community inside another, every one connected
+        assert nx.is_connected(G.subgraph(a))
+        assert not any(i != j and a <= b for j, b in enumerate(comms))
+
+
+def test_empty_single_and_loops():
+    r = bmlpa(Graph.from_edges([], [], n=0))
+    assert r.num_communities == 0 and r.ptr.tolist() == [0]
+    r = bmlpa(Graph.from_edges([0], [0], n=1))
+    assert r.num_communities == 1 and r.coefficient.tolist() == [1.0]
+    # self-loops and parallel edges change nothing: the simple view
+    a = Graph.from_edges([0, 1, 2, 0, 0, 3], [1, 2, 0, 1, 0, 3], n=5)
+    b = Graph.from_edges([0, 1, 2], [1, 2, 0], n=5)
+    assert cover_of(bmlpa(a)) == cover_of(bmlpa(b))
+
+
+def test_initial_labels_from_a_file(tmp_path):
+    src = np.array([0, 1, 2, 3, 4, 5, 2])
+    dst = np.array([1, 2, 0, 4, 5, 3, 3])
+    ids = np.array([10, 11, 12, 13, 14, 15])
+    g = Graph.from_edges(src, dst, n=6, ids=ids)
+    path = tmp_path / "labels.txt"
+    path.write_text("# user hashtags\n10 #a\n11 #a #a\n\n13 #b\n14 #b\n14 #c\n")
+    vl = read_vertex_labels(path, g)
+    assert vl.names == ["#a", "#b", "#c"]
+    assert vl.ptr.tolist() == [0, 1, 2, 2, 3, 5, 5] and vl.labels.tolist() == [0, 0, 1, 1, 2]
+    r = bmlpa(g, initial=str(path), b=0.5)
+    G = simple_nx(g)
+    init = {0: {6: 1.0}, 1: {6: 1.0}, 2: {2: 1.0}, 3: {7: 1.0}, 4: {7: 0.5, 8: 0.5}, 5: {5: 1.0}}
+    assert cover_of(r) == bmlpa_naive(G, 0.5, init)
+    assert set(r.label.tolist()) <= {"#a", "#b", "#c", 12, 15}
+    # the same labels as a mapping and as an array
+    same = bmlpa(g, initial={10: "#a", 11: ["#a"], 13: "#b", 14: ["#b", "#c"]}, b=0.5)
+    assert cover_of(same) == cover_of(r)
+    arr = bmlpa(g, initial=np.array([7, 7, -1, 3, 3, -1]), b=0.5)
+    init2 = {0: {6: 1.0}, 1: {6: 1.0}, 2: {2: 1.0}, 3: {7: 1.0}, 4: {7: 1.0}, 5: {5: 1.0}}
+    assert cover_of(arr) == bmlpa_naive(G, 0.5, init2)
+    rows = r.to_rows()
+    assert rows["vertex"].tolist()[0] == 10 and len(rows["community"]) == r.ptr[-1]
+    bad = tmp_path / "bad.txt"
+    bad.write_text("10 #a\n99 #b\n")
+    with pytest.raises(GraphFormatError, match="bad.txt:2"):
+        read_vertex_labels(bad, g)
+    bad.write_text("10\n")
+    with pytest.raises(GraphFormatError, match="bad.txt:1"):
+        read_vertex_labels(bad, g)
+
+
+def test_bad_arguments():
+    g = make_shape("path", False, False)
+    for kw, match in [
+        ({"b": 0.0}, "b"),
+        ({"b": 1.5}, "b"),
+        ({"b": 0.2, "p": 0.3}, "disagree"),
+        ({"max_labels": 0}, "max_labels"),
+        ({"max_iterations": -1}, "max_iterations"),
+        ({"threads": 0}, "threads"),
+        ({"seed": -1}, "seed"),
+        ({"initial": "no-such-file.txt"}, "no-such-file"),
+        ({"initial": np.zeros(3, np.int64)}, "one integer label per vertex"),
+    ]:
+        with pytest.raises(InvalidArgumentError, match=match):
+            bmlpa(g, **kw)
+    with pytest.raises(InvalidArgumentError, match="Graph"):
+        bmlpa("not a graph")
+
+
+def test_alias_iterations_and_progress():
+    g = make_shape("random", False, False)
+    seen = []
+    r = bmlpa(g, p=0.2, progress=lambda it, ch, ent: seen.append((it, ch, ent)))
+    assert r.meta["b"] == 0.2 and len(seen) == r.meta["iterations"] >= 1
+    assert [s[0] for s in seen] == list(range(1, len(seen) + 1))
+    r0 = bmlpa(g, max_iterations=0)
+    assert r0.meta["iterations"] == 0 and r0.stats is None
+    r1 = bmlpa(g, max_iterations=1)
+    assert r1.meta["iterations"] == 1 and len(r1.stats.supersteps) == 1
+
+
+def test_mention_graph_is_seeded_and_shaped():
+    g = mention_graph(20_000, 25_000, seed=3)
+    assert g.n == 20_000 and g.num_edges == 25_000 and g.directed
+    src, dst, _ = g.edges()
+    assert not (src == dst).any()
+    h = mention_graph(20_000, 25_000, seed=3)
+    assert (g.indptr == h.indptr).all() and (g.indices == h.indices).all()
+    deg = g.symmetrized().out_degree()
+    assert (deg > 0).all() and deg.max() > 100 * np.median(deg)  # hubs
+    assert (deg == 1).mean() > 0.3  # leaves of stars and chain ends
+    with pytest.raises(InvalidArgumentError, match="too small"):
+        mention_graph(1000, 200)
+
+
+def test_lfr_recovers_planted_communities():
+    from hpgraph.algorithms.community_quality import overlapping_nmi
+
+    g, planted = lfr_graph(1000, 0.1, seed=1)
+    again, planted2 = lfr_graph(1000, 0.1, seed=1)
+    assert (g.indices == again.indices).all() and (planted == planted2).all()
+    r = bmlpa(g, b=0.3)
+    assert overlapping_nmi(r, planted) > 0.9
+
+
+@pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
+@pytest.mark.parametrize("ranks", [1, 2, 3])
+def test_mpi_matches_the_local_runtime(ranks):
+    env = dict(os.environ, PYTHONPATH=str(HERE.parent / "src"))
+    out = subprocess.run(
+        [MPIEXEC, "-n", str(ranks), sys.executable, str(HERE / "mpi" / "check_bmlpa.py")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.count("BMLPA OK") == ranks
