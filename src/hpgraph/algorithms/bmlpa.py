@@ -43,7 +43,8 @@ slots that is 20M stored edges x 240 B = 4.8 GB per superstep on the 8M-vertex /
 mention graph. Here each peer owns a vertex range (balanced on edges); the state is one
 variable-length CSR (``ptr`` int64, ``lab`` int32, ``coef`` float64: 8 B per vertex + 12 B
 per label entry); each superstep a peer computes its range's new sets with no allocation
-per vertex (degree-1 vertices copy their neighbour's set, small vertices merge their
+per vertex (degree-1 vertices copy their neighbour's set, and a large set computed for
+one leaf is reused by the other leaves of the same vertex; small vertices merge their
 neighbours' sets in a buffer, only large ones use a dense score array; scratch: 24 B per
 label per peer) and sends them to every peer (by reference on the local runtime, one
 ``alltoall`` on MPI); every peer rebuilds the CSR and applies the stop rule from the same
