@@ -6,6 +6,9 @@ Every random input is seeded; the seed is in the test id so a failure replays.
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,6 +31,20 @@ def _mpiexec():
 #: The launcher the MPI tests use (None: they are skipped, with the reason).
 MPIEXEC = _mpiexec()
 NO_MPI = "no mpiexec: pip install 'hpgraph[mpi]' (the test extra has it)"
+MPI_SCRIPTS = Path(__file__).parent / "mpi"
+
+
+def run_mpi(ranks: int, script: str, *args, timeout: float = 600, env=None):
+    """``mpiexec -n ranks python tests/mpi/<script> args...`` with this checkout's
+    sources first on the path; the finished process (stdout, stderr, returncode)."""
+    env = dict(os.environ, PYTHONPATH=str(MPI_SCRIPTS.parent.parent / "src"), **(env or {}))
+    return subprocess.run(
+        [MPIEXEC, "-n", str(ranks), sys.executable, str(MPI_SCRIPTS / script), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+    )
 
 
 def pytest_report_header(config):

@@ -6,17 +6,13 @@ NetworkX documentation's worked examples; the parallel-edge rule; errors; MPI.""
 
 from __future__ import annotations
 
-import os
 import random
-import subprocess
-import sys
-from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pytest
 
-from conftest import MPIEXEC, NO_MPI, SEED, SHAPES, make_shape, to_networkx
+from conftest import MPIEXEC, NO_MPI, SEED, SHAPES, make_shape, run_mpi, to_networkx
 from hpgraph.algorithms.betweenness import betweenness, edge_betweenness
 from hpgraph.errors import InvalidArgumentError, InvalidGraphError
 from hpgraph.generators import path_graph
@@ -260,11 +256,6 @@ def test_bad_arguments():
 @pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
 @pytest.mark.parametrize("ranks", [1, 2, 3])
 def test_mpi_runtime_matches_local(ranks):
-    here = Path(__file__).parent
-    env = dict(os.environ, PYTHONPATH=str(here.parent / "src"))
-    out = subprocess.run(
-        [MPIEXEC, "-n", str(ranks), sys.executable, str(here / "mpi" / "check_betweenness.py")],
-        capture_output=True, text=True, timeout=600, env=env,
-    )  # fmt: skip
+    out = run_mpi(ranks, "check_betweenness.py")
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.count("BETWEENNESS OK") == 1

@@ -4,9 +4,6 @@ generator; the MPI runtime (tests/mpi/check_bmlpa.py under mpiexec -n 1, 2, 3)."
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import networkx as nx
@@ -14,7 +11,7 @@ import numpy as np
 import pytest
 
 from _bmlpa_naive import bmlpa_naive, rough_cores
-from conftest import MPIEXEC, NO_MPI, SEED, SHAPES, make_shape
+from conftest import MPIEXEC, NO_MPI, SEED, SHAPES, make_shape, run_mpi
 from hpgraph.algorithms.bmlpa import BMLPAResult, bmlpa, read_vertex_labels, simple_view
 from hpgraph.algorithms.bmlpa import rough_cores as hp_rough_cores
 from hpgraph.errors import GraphFormatError, InvalidArgumentError
@@ -237,13 +234,6 @@ def test_lfr_recovers_planted_communities():
 @pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
 @pytest.mark.parametrize("ranks", [1, 2, 3])
 def test_mpi_matches_the_local_runtime(ranks):
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent / "src"))
-    out = subprocess.run(
-        [MPIEXEC, "-n", str(ranks), sys.executable, str(HERE / "mpi" / "check_bmlpa.py")],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-    )
+    out = run_mpi(ranks, "check_bmlpa.py")
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.count("BMLPA OK") == ranks

@@ -6,17 +6,13 @@ differ by design), determinism across seeds, threads and MPI ranks, awkward inpu
 from __future__ import annotations
 
 import math
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pytest
 from scipy.spatial import cKDTree
 
-from conftest import MPIEXEC, NO_MPI, SEED, make_shape
+from conftest import MPIEXEC, NO_MPI, SEED, make_shape, run_mpi
 from hpgraph.algorithms.layout import BOX_HI, BOX_LO, layout, layout_quality, plot_layout
 from hpgraph.errors import InvalidArgumentError, InvalidGraphError
 from hpgraph.generators import complete_graph, cycle_graph, grid_2d
@@ -252,12 +248,7 @@ def test_negative_weights_are_rejected():
 @pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
 @pytest.mark.parametrize("ranks", [1, 2, 3])
 def test_mpi_matches_the_local_runtime(ranks):
-    here = Path(__file__).parent
-    env = dict(os.environ, PYTHONPATH=str(here.parent / "src"))
-    out = subprocess.run(
-        [MPIEXEC, "-n", str(ranks), sys.executable, str(here / "mpi" / "check_layout.py")],
-        capture_output=True, text=True, timeout=600, env=env,
-    )  # fmt: skip
+    out = run_mpi(ranks, "check_layout.py")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "LAYOUT OK" in out.stdout
 

@@ -6,16 +6,11 @@ on MPI (tests/mpi/check_lcc_cdlp.py under mpiexec -n 1, 2, 3)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import networkx as nx
 import numpy as np
 import pytest
 
-from conftest import MPIEXEC, NO_MPI, SEED, SHAPES, make_shape, to_networkx
+from conftest import MPIEXEC, NO_MPI, SEED, SHAPES, make_shape, run_mpi, to_networkx
 from hpgraph.algorithms.cdlp import cdlp, reference_cdlp, verify_cdlp
 from hpgraph.algorithms.lcc import lcc, transitivity, triangle_count, verify_lcc
 from hpgraph.errors import InvalidArgumentError, VerificationError
@@ -218,14 +213,6 @@ def test_cdlp_rejects_bad_iterations(bad):
 @pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
 @pytest.mark.parametrize("ranks", [1, 2, 3])
 def test_lcc_and_cdlp_on_mpi_match_the_local_runtime(ranks):
-    here = Path(__file__).parent
-    env = dict(os.environ, PYTHONPATH=str(here.parent / "src"))
-    out = subprocess.run(
-        [MPIEXEC, "-n", str(ranks), sys.executable, str(here / "mpi" / "check_lcc_cdlp.py")],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-    )
+    out = run_mpi(ranks, "check_lcc_cdlp.py")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "ALL OK" in out.stdout

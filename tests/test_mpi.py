@@ -3,7 +3,6 @@ kernel and engine feature and compares with the local runtime (tests/mpi/)."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -11,21 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MPIEXEC, NO_MPI
+from conftest import MPIEXEC, NO_MPI, run_mpi
 
 HERE = Path(__file__).parent / "mpi"
 pytestmark = pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
 
 
 def _run(n, script, timeout, *args, env=None):
-    env = dict(os.environ, PYTHONPATH=str(HERE.parent.parent / "src"), **(env or {}))
-    return subprocess.run(
-        [MPIEXEC, "-n", str(n), sys.executable, str(HERE / script), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-    )
+    return run_mpi(n, script, *args, timeout=timeout, env=env)
 
 
 @pytest.mark.parametrize("ranks", [1, 2, 3])

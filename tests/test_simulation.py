@@ -9,15 +9,11 @@ and the MPI runtime (tests/mpi/check_simulation.py under mpiexec -n 1, 2, 3)."""
 from __future__ import annotations
 
 import functools
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import MPIEXEC, NO_MPI, SEED, SHAPES, make_shape
+from conftest import MPIEXEC, NO_MPI, SEED, SHAPES, make_shape, run_mpi
 from hpgraph.algorithms.simulation import (
     Pattern,
     dual_simulation,
@@ -418,11 +414,6 @@ def test_the_verifier_rejects_a_wrong_relation():
 @pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
 @pytest.mark.parametrize("ranks", [1, 2, 3])
 def test_mpi_runtime_gives_the_local_results(ranks):
-    here = Path(__file__).parent
-    env = dict(os.environ, PYTHONPATH=str(here.parent / "src"))
-    out = subprocess.run(
-        [MPIEXEC, "-n", str(ranks), sys.executable, str(here / "mpi" / "check_simulation.py")],
-        capture_output=True, text=True, timeout=600, env=env,
-    )  # fmt: skip
+    out = run_mpi(ranks, "check_simulation.py")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "SIMULATION OK" in out.stdout
