@@ -48,7 +48,6 @@ from hpgraph.config import NUMBA_FLAGS
 from hpgraph.engine.bsp import run_bsp
 from hpgraph.errors import VerificationError
 from hpgraph.graph.csr import index_dtype
-from hpgraph.runtimes import LocalRuntime
 
 __all__ = ["lcc", "triangle_count", "transitivity", "verify_lcc", "simple_rows"]
 
@@ -313,14 +312,7 @@ def _count(graph, links, threads, runtime):
     t0 = time.perf_counter()
     fw = _forward(graph)
     setup = time.perf_counter() - t0
-    # other runtimes (a name or an instance) go to run_bsp as given
-    own = runtime is None or (isinstance(runtime, str) and runtime == "local")
-    rt = LocalRuntime(threads) if own else runtime
-    try:
-        job = run_bsp(_peer_program, peers=threads, args=(fw, links), runtime=rt)
-    finally:
-        if own:
-            rt.close()
+    job = run_bsp(_peer_program, peers=threads, args=(fw, links), runtime=runtime)
     by_rank = np.concatenate(job.results) if job.results else np.zeros((0, 2), np.int64)
     job.stats.setup_s = setup
     job.stats.total_s += setup

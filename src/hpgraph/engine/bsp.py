@@ -210,6 +210,8 @@ def run_bsp(program, *, peers: int | None = None, args=(), runtime=None) -> BSPR
     or one peer per rank with ``runtime="mpi"`` (an :class:`MPIRuntime`), where every
     rank gets every peer's result, or ``peers`` processes with ``runtime="hama"`` (a
     :class:`~hpgraph.runtimes.hama.HamaRuntime`: ZooKeeper barrier, TCP messaging)."""
+    if runtime == "local":
+        runtime = None  # threads of this process, made and closed here
     if runtime == "mpi" or getattr(runtime, "name", None) == "mpi":
         return _run_bsp_mpi(program, args, runtime)
     if runtime == "hama" or getattr(runtime, "name", None) == "hama":
