@@ -147,7 +147,7 @@ def _zmq_echo(address, sizes, iters):
             _, _, (arr,) = _decode(sock.recv_multipart(copy=False))
             sock.send_multipart(_encode(i, 1, [arr]), copy=False)
     finally:
-        sock.close(0)
+        sock.close()  # with its LINGER: close(0) would drop the last echo still queued
         ctx.term()
 
 
@@ -155,7 +155,8 @@ def _await(sock, echo, timeout=300.0):
     """Wait for the echo task's next message; fail if it died or stays silent."""
     deadline = time.monotonic() + timeout
     while not sock.poll(1000):
-        if not echo.is_alive():
+        # a task that has just finished may still have its last message in flight
+        if not echo.is_alive() and not sock.poll(1000):
             raise RuntimeError(f"hama ping-pong: the echo task died (exit code {echo.exitcode})")
         if time.monotonic() > deadline:
             raise RuntimeError(f"hama ping-pong: no answer from the echo task in {timeout:g} s")
