@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit
 
 from hpgraph.algorithms._common import check_graph
-from hpgraph.algorithms.betweenness import (
+from hpgraph.algorithms._peer import (
     PeerProgress,
     heap_pop,
     heap_push,

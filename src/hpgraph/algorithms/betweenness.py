@@ -47,68 +47,22 @@ import numpy as np
 from numba import njit
 
 from hpgraph.algorithms._common import check_graph
+from hpgraph.algorithms._peer import (
+    PeerProgress,
+    heap_pop,
+    heap_push,
+    heap_sift_up,
+    resolve_runtime,
+    resolve_weighted,
+)
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.engine.bsp import run_bsp
-from hpgraph.errors import InvalidArgumentError, InvalidGraphError
+from hpgraph.errors import InvalidArgumentError
 from hpgraph.result import VertexResult
 
 __all__ = ["betweenness", "edge_betweenness", "EdgeResult"]
 
 NETWORKX_VERSION = "3.6"  #: the NetworkX scaling this module reproduces (tested on 3.6.1)
-
-
-# ------------------------------------------------------------------ binary heap
-# An indexed binary min-heap of vertices keyed by ``key[v]``, with decrease-key: O(n)
-# memory (heap and pos, int32), unlike a heap of (distance, vertex) entries that can grow
-# to one entry per edge. pos[v]: index in heap, -1 never queued, -2 settled.
-@njit(**NUMBA_FLAGS)
-def heap_sift_up(heap, pos, key, i):
-    v = heap[i]
-    kv = key[v]
-    while i > 0:
-        p = (i - 1) >> 1
-        u = heap[p]
-        if key[u] <= kv:
-            break
-        heap[i] = u
-        pos[u] = i
-        i = p
-    heap[i] = v
-    pos[v] = i
-
-
-@njit(**NUMBA_FLAGS)
-def heap_push(heap, pos, key, size, v):
-    heap[size] = v
-    heap_sift_up(heap, pos, key, size)
-    return size + 1
-
-
-@njit(**NUMBA_FLAGS)
-def heap_pop(heap, pos, key, size):
-    """Remove the minimum; returns (vertex, new size). The vertex is marked settled."""
-    top = heap[0]
-    size -= 1
-    if size > 0:
-        v = heap[size]
-        kv = key[v]
-        i = 0
-        while True:
-            c = 2 * i + 1
-            if c >= size:
-                break
-            if c + 1 < size and key[heap[c + 1]] < key[heap[c]]:
-                c += 1
-            u = heap[c]
-            if key[u] >= kv:
-                break
-            heap[i] = u
-            pos[u] = i
-            i = c
-        heap[i] = v
-        pos[v] = i
-    pos[top] = -2
-    return top, size
 
 
 # ------------------------------------------------------------------ Brandes kernels
@@ -385,66 +339,7 @@ def gather_slices(results, size):
     return out
 
 
-class PeerProgress:
-    """A live line for peer 0's share of the work (all shares are about equal)."""
-
-    def __init__(self, total, peers, what="sources"):
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-        )
-
-        self._p = Progress(
-            TextColumn(f"{what} (peer 0 of {peers})"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            transient=True,
-        )
-        self._t = self._p.add_task("brandes", total=total)
-        self._p.start()
-
-    def advance(self, k):
-        self._p.advance(self._t, k)
-
-    def close(self):
-        self._p.stop()
-
-
 # ------------------------------------------------------------------ front end
-def resolve_runtime(runtime, threads):
-    """(runtime for run_bsp, number of local peers)."""
-    if runtime == "local":
-        runtime = None
-    if threads is not None and (not isinstance(threads, int | np.integer) or threads < 1):
-        raise InvalidArgumentError(f"threads must be a positive integer, got {threads!r}")
-    return runtime, threads
-
-
-def resolve_weighted(graph, weighted, what, *, positive):
-    """Whether to use weights (None: when the graph has them); checks them."""
-    if weighted is None:
-        weighted = graph.weights is not None
-    elif weighted and graph.weights is None:
-        raise InvalidArgumentError(f"{what}: weighted=True but the graph has no edge weights")
-    if weighted and graph.weights.size:
-        w = graph.weights
-        bad = ~np.isfinite(w) | ((w <= 0) if positive else (w < 0))
-        if bad.any():
-            k = int(np.flatnonzero(bad)[0])
-            u = int(np.searchsorted(graph.indptr, k, side="right") - 1)
-            a, b = graph.user_ids()[[u, int(graph.indices[k])]].tolist()
-            need = "positive" if positive else "non-negative"
-            raise InvalidGraphError(
-                f"{what} needs finite, {need} edge weights; edge {a!r} -> {b!r} has weight "
-                f"{float(w[k])!r} (pass weighted=False to count hops)"
-            )
-    return bool(weighted)
-
-
 def _sources(graph, k, seed, sources):
     """(sorted internal source ids, k for the rescaling or None when exact)."""
     n = graph.n
