@@ -110,6 +110,20 @@ SHAPES = [
     "dense",
 ]
 
+#: (shape, directed, weighted) for every shape; weights only where there are edges
+SHAPE_CASES = [
+    pytest.param(
+        shape,
+        directed,
+        weighted,
+        id=f"{shape}-{'dir' if directed else 'und'}{'-w' if weighted else ''}-seed{SEED}",
+    )
+    for shape in SHAPES
+    for directed in (True, False)
+    for weighted in (False, True)
+    if not (weighted and shape in ("empty", "single"))
+]
+
 
 def to_networkx(g: Graph):
     import networkx as nx

@@ -9,7 +9,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from conftest import SEED, SHAPES, make_shape, to_networkx
+from conftest import SHAPE_CASES, make_shape, to_networkx
 from hpgraph.algorithms import (
     bfs,
     pagerank,
@@ -23,18 +23,7 @@ from hpgraph.algorithms import (
 from hpgraph.errors import InvalidArgumentError, InvalidGraphError, VerificationError
 from hpgraph.graph import Graph
 
-CASES = [
-    pytest.param(
-        shape,
-        directed,
-        weighted,
-        id=f"{shape}-{'dir' if directed else 'und'}{'-w' if weighted else ''}-seed{SEED}",
-    )
-    for shape in SHAPES
-    for directed in (True, False)
-    for weighted in (False, True)
-    if not (weighted and shape in ("empty", "single"))
-]
+CASES = SHAPE_CASES
 
 
 def _sources(g):

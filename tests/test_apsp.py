@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import SEED, SHAPES, make_shape, to_networkx
+from conftest import SHAPE_CASES, make_shape, to_networkx
 from hpgraph.algorithms.apsp import apsp
 from hpgraph.errors import InvalidArgumentError, InvalidGraphError
 from hpgraph.graph import Graph
@@ -21,18 +21,7 @@ from hpgraph.graph import Graph
 # the module itself: the package's attribute of that name is the function
 apsp_module = importlib.import_module("hpgraph.algorithms.apsp")
 
-CASES = [
-    pytest.param(
-        shape,
-        directed,
-        weighted,
-        id=f"{shape}-{'dir' if directed else 'und'}{'-w' if weighted else ''}-seed{SEED}",
-    )
-    for shape in SHAPES
-    for directed in (True, False)
-    for weighted in (False, True)
-    if not (weighted and shape in ("empty", "single"))
-]
+CASES = SHAPE_CASES
 
 
 def _reference(g, weighted):

@@ -12,7 +12,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from conftest import MPIEXEC, NO_MPI, SEED, SHAPES, make_shape, run_mpi, to_networkx
+from conftest import MPIEXEC, NO_MPI, SEED, SHAPE_CASES, make_shape, run_mpi, to_networkx
 from hpgraph.algorithms.betweenness import betweenness, edge_betweenness
 from hpgraph.errors import InvalidArgumentError, InvalidGraphError
 from hpgraph.generators import path_graph
@@ -20,18 +20,7 @@ from hpgraph.graph import Graph
 
 RTOL = 1e-9
 
-CASES = [
-    pytest.param(
-        shape,
-        directed,
-        weighted,
-        id=f"{shape}-{'dir' if directed else 'und'}{'-w' if weighted else ''}-seed{SEED}",
-    )
-    for shape in SHAPES
-    for directed in (True, False)
-    for weighted in (False, True)
-    if not (weighted and shape in ("empty", "single"))
-]
+CASES = SHAPE_CASES
 
 
 def _close(ref: np.ndarray, got: np.ndarray):
