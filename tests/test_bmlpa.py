@@ -4,6 +4,7 @@ generator; the MPI runtime (tests/mpi/check_bmlpa.py under mpiexec -n 1, 2, 3)."
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import networkx as nx
@@ -94,6 +95,96 @@ def test_random_graphs_with_a_label_cap(seed):
         r = bmlpa(g, b=0.05, max_labels=cap, seed=seed, threads=2)
         assert np.diff(r.ptr).max() <= cap or r.meta["nested_removed"] >= 0
         assert cover_of(r) == bmlpa_naive(G, 0.05, naive_initial(G, seed), cap=cap)
+
+
+def hubs_in_many_cores(blocks=(80, 70), shared=6, seed=0):
+    """Two hubs, each in more rough cores than ``bmlpa._BIG`` (so each starts with more
+    labels): hub k shares K4 blocks {hub, a, b, c} with its block vertices, whose rows
+    also hold small sets (the bounded path); ``shared`` degree-2 vertices see only the
+    two hubs (no small neighbour: the full sum); a path hangs off each hub. Vertex ids
+    are shuffled so label order is not construction order."""
+    G = nx.Graph()
+    nxt = len(blocks)
+    for h, k in enumerate(blocks):
+        for _ in range(k):
+            G.add_edges_from(nx.complete_graph([h, nxt, nxt + 1, nxt + 2]).edges())
+            nxt += 3
+        G.add_edges_from([(h, nxt), (nxt, nxt + 1), (nxt + 1, nxt + 2)])
+        nxt += 3
+    for _ in range(shared):
+        G.add_edges_from([(0, nxt), (1, nxt)])
+        nxt += 1
+    perm = np.random.default_rng(seed).permutation(nxt)
+    src, dst = np.array(list(G.edges())).T
+    return Graph.from_edges(perm[src], perm[dst], n=nxt, directed=False), perm[:2]
+
+
+@pytest.mark.parametrize("cap", [None, 3])
+def test_hubs_with_more_labels_than_the_bound_threshold(cap):
+    bm = importlib.import_module("hpgraph.algorithms.bmlpa")
+    g, hubs = hubs_in_many_cores()
+    cores = hp_rough_cores(g)
+    for h in hubs:
+        assert sum(int(h) in c for c in cores) > bm._BIG
+    G = simple_nx(g)
+    for b in (0.05, 0.3):
+        want = bmlpa_naive(G, b, naive_initial(G), cap=cap)
+        rs = [bmlpa(g, b=b, max_labels=cap, threads=t) for t in (1, 3)]
+        assert cover_of(rs[0]) == want, b
+        for x in ("ptr", "community_of", "coefficient"):  # bit for bit across peers
+            assert np.array_equal(getattr(rs[0], x), getattr(rs[1], x)), x
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_bound_on_big_label_sets_against_the_full_sum(seed):
+    # explicit initial labels: a few vertices hold 65..200 labels (big), the others 1..20;
+    # at b = 0.05 most big labels must survive next to a neighbour of many small
+    # coefficients (the bound fails, the full sum runs), at b = 0.5 they must not
+    bm = importlib.import_module("hpgraph.algorithms.bmlpa")
+    rng = np.random.default_rng(SEED + seed)
+    n = 150
+    g = Graph.from_edges(rng.integers(0, n, 4 * n), rng.integers(0, n, 4 * n), n=n)
+    pool = np.arange(400)
+    sizes = rng.integers(1, 21, n)
+    sizes[rng.choice(n, 6, replace=False)] = rng.integers(bm._BIG + 1, 200, 6)
+    init = {v: rng.choice(pool, sizes[v], replace=False).tolist() for v in range(n)}
+    # named labels get ids in order of first appearance; rename them so that this order
+    # is also the names' order, which the reference breaks ties by
+    rank = {c: i for i, c in enumerate(dict.fromkeys(c for v in range(n) for c in init[v]))}
+    init = {v: [rank[c] for c in ls] for v, ls in init.items()}
+    G = simple_nx(g)
+    naive_init = {v: {c: 1 / len(ls) for c in ls} for v, ls in init.items()}
+    for b in (0.05, 0.2, 0.5):
+        for iterations in (1, 2, 100):  # later supersteps can hide a wrong first one
+            r = bmlpa(g, b=b, initial=init, threads=2, max_iterations=iterations)
+            want = bmlpa_naive(G, b, naive_init, max_iterations=iterations)
+            assert cover_of(r) == want, (b, iterations)
+
+
+def test_a_vertex_that_changes_alone_is_recomputed():
+    # the pendant vertex 5 changes in superstep 1 ({5} -> the core's label) while its
+    # clique does not (b = 0.5 drops 5's label there); superstep 2 must still recompute it:
+    # no state exists two supersteps before superstep 1
+    G = nx.complete_graph(5)
+    G.add_edge(4, 5)
+    src, dst = np.array(list(G.edges())).T
+    r = bmlpa(Graph.from_edges(src, dst, directed=False), b=0.5)
+    assert cover_of(r) == bmlpa_naive(G, 0.5, naive_initial(G))
+    assert r.num_communities == 1 and r.meta["converged"]
+
+
+def test_vertices_with_settled_neighbourhoods_are_skipped():
+    # stars and chains settle into a period-2 swing: their vertices stop being recomputed
+    g = mention_graph(1500, 1900, seed=2)
+    r = bmlpa(g, b=0.3, threads=2)
+    act = r.meta["active_per_iteration"]
+    assert len(act) == r.meta["iterations"] and act[0] == act[1] == g.n
+    assert min(act) < g.n // 4, act
+    G = simple_nx(g)
+    assert cover_of(r) == bmlpa_naive(G, 0.3, naive_initial(G))
+    one = bmlpa(g, b=0.3, threads=1)
+    for x in ("ptr", "community_of", "coefficient"):
+        assert np.array_equal(getattr(one, x), getattr(r, x)), x
 
 
 def test_bridge_vertex_belongs_to_both_cliques():

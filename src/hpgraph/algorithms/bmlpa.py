@@ -427,8 +427,111 @@ _GATHER = 32
 _MEMO = 8
 
 
+# a neighbour with more label entries than this is "big": a vertex reads only the labels of
+# its big neighbours that its small neighbours also hold, when a bound allows it
+_BIG = 64
+
+
 @njit(**NUMBA_FLAGS)
-def _propagate(indptr, indices, ptr, lab, coef, lo, hi, b, cap, score, touched, full):
+def _bounded_scores(indptr, indices, ptr, lab, coef, v, b, rowmax, score, touched):
+    """Scores of vertex v's candidate labels without reading its big neighbours' whole sets,
+    or -1 when the bound below does not hold (nothing is left in ``score`` then).
+
+    Candidates are the labels of v's small neighbours; their exact scores add every
+    neighbour's coefficient in CSR order (a big neighbour's by binary search in its
+    label-sorted set), exactly as the full sum does. Any other label is held by big
+    neighbours only, so its score is at most ``bound``, the sum of their largest
+    coefficients (rounded addition is monotone, so this holds for the float sums too).
+    When ``bound < b * (best candidate score)``, every such label falls below the
+    threshold and cannot be the best: the kept set is decided by the candidates alone.
+    This is what makes the first superstep cheap on a mention graph: its hubs sit in
+    thousands of rough cores (thousands of labels of 1/k each), and each of a hub's
+    neighbours of degree >= 2 would otherwise read them all."""
+    a = indptr[v]
+    e = indptr[v + 1]
+    nbig = 0
+    bound = 0.0
+    for k in range(a, e):
+        u = indices[k]
+        if ptr[u + 1] - ptr[u] > _BIG:
+            nbig += 1
+            bound += rowmax[u]
+    if nbig == 0 or nbig == e - a:
+        return -1
+    nt = 0
+    for k in range(a, e):  # candidates: the small neighbours' labels (1.0 marks them)
+        u = indices[k]
+        if ptr[u + 1] - ptr[u] <= _BIG:
+            for q in range(ptr[u], ptr[u + 1]):
+                c = lab[q]
+                if score[c] == 0.0:
+                    touched[nt] = c
+                    nt += 1
+                    score[c] = 1.0
+    for t in range(nt):
+        score[touched[t]] = 0.0
+    for k in range(a, e):  # exact candidate scores, neighbours in CSR order
+        u = indices[k]
+        r0 = ptr[u]
+        r1 = ptr[u + 1]
+        if r1 - r0 <= _BIG:
+            for q in range(r0, r1):
+                score[lab[q]] += coef[q]
+        else:
+            for t in range(nt):
+                c = touched[t]
+                x = r0
+                y = r1
+                while x < y:
+                    mid = (x + y) >> 1
+                    if lab[mid] < c:
+                        x = mid + 1
+                    else:
+                        y = mid
+                if x < r1 and lab[x] == c:
+                    score[c] += coef[x]
+    mx = 0.0
+    for t in range(nt):
+        mx = max(mx, score[touched[t]])
+    if bound < b * mx:
+        return nt
+    for t in range(nt):
+        score[touched[t]] = 0.0
+    return -1
+
+
+@njit(**NUMBA_FLAGS)
+def _big_row_max(ptr, coef, rowmax):
+    """rowmax[u] = the largest coefficient of u's set, for the big sets only."""
+    n = ptr.shape[0] - 1
+    for u in range(n):
+        if ptr[u + 1] - ptr[u] > _BIG:
+            mx = 0.0
+            for q in range(ptr[u], ptr[u + 1]):
+                mx = max(mx, coef[q])
+            rowmax[u] = mx
+
+
+@njit(**NUMBA_FLAGS)
+def _propagate(
+    indptr,
+    indices,
+    ptr,
+    lab,
+    coef,
+    pptr,
+    plab,
+    pcoef,
+    active,
+    lo,
+    hi,
+    b,
+    cap,
+    score,
+    touched,
+    rowmax,
+    full,
+):
     """New label sets of vertices lo..hi-1. Returns (ids int32: the changed vertices,
     counts int64, labels int32, coefficients float64): with ``full`` false, the changed
     vertices' new sets (``counts`` per changed vertex); with ``full`` true, every vertex's
@@ -460,11 +563,23 @@ def _propagate(indptr, indices, ptr, lab, coef, lo, hi, b, cap, score, touched, 
     # hub in thousands of rough cores starts with thousands of labels.
     memo = np.full(ptr.shape[0] - 1, -1, dtype=np.int64)  # 12 B per vertex, per peer
     memo_m = np.empty(ptr.shape[0] - 1, dtype=np.int32)
+    _big_row_max(ptr, coef, rowmax)
     nch = 0
     out = 0
     for v in range(lo, hi):
         a = indptr[v]
         e = indptr[v + 1]
+        if not active[v - lo]:  # no neighbour differs from two supersteps ago: nor does v
+            if full:
+                m = pptr[v + 1] - pptr[v]
+                if out + m > out_cap:
+                    out_cap = max(2 * out_cap, out + m)
+                    olab, ocoef = _grow(olab, ocoef, out, out_cap)
+                olab[out : out + m] = plab[pptr[v] : pptr[v + 1]]
+                ocoef[out : out + m] = pcoef[pptr[v] : pptr[v + 1]]
+                out += m
+                cnt[v - lo] = m
+            continue
         if a == e:  # isolated: keeps its labels
             if full:
                 m = ptr[v + 1] - ptr[v]
@@ -488,11 +603,11 @@ def _propagate(indptr, indices, ptr, lab, coef, lo, hi, b, cap, score, touched, 
             # in this superstep: the same set, bit for bit, so copy it
             o = memo[indices[a]]
             m = memo_m[indices[a]]
-            same = (ptr[v + 1] - ptr[v]) == m
+            same = (pptr[v + 1] - pptr[v]) == m
             if same:
                 for t in range(m):
-                    q = ptr[v] + t
-                    if lab[q] != olab[o + t] or coef[q] != ocoef[o + t]:
+                    q = pptr[v] + t
+                    if plab[q] != olab[o + t] or pcoef[q] != ocoef[o + t]:
                         same = False
                         break
             if full or not same:
@@ -552,15 +667,17 @@ def _propagate(indptr, indices, ptr, lab, coef, lo, hi, b, cap, score, touched, 
                     ksc[m] = ksc[t]
                     m += 1
         else:
-            nt = 0
-            for k in range(a, e):
-                u = indices[k]
-                for q in range(ptr[u], ptr[u + 1]):
-                    c = lab[q]
-                    if score[c] == 0.0:  # coefficients are > 0, so 0 means untouched
-                        touched[nt] = c
-                        nt += 1
-                    score[c] += coef[q]
+            nt = _bounded_scores(indptr, indices, ptr, lab, coef, v, b, rowmax, score, touched)
+            if nt < 0:  # no bound: every label of every neighbour
+                nt = 0
+                for k in range(a, e):
+                    u = indices[k]
+                    for q in range(ptr[u], ptr[u + 1]):
+                        c = lab[q]
+                        if score[c] == 0.0:  # coefficients are > 0, so 0 means untouched
+                            touched[nt] = c
+                            nt += 1
+                        score[c] += coef[q]
             mx = 0.0
             for t in range(nt):
                 mx = max(mx, score[touched[t]])
@@ -628,11 +745,11 @@ def _propagate(indptr, indices, ptr, lab, coef, lo, hi, b, cap, score, touched, 
         total = 0.0
         for t in range(m):
             total += ksc[t]
-        same = (ptr[v + 1] - ptr[v]) == m
+        same = (pptr[v + 1] - pptr[v]) == m
         if same:
             for t in range(m):
-                q = ptr[v] + t
-                if lab[q] != klab[t] or coef[q] != ksc[t] / total:
+                q = pptr[v] + t
+                if plab[q] != klab[t] or pcoef[q] != ksc[t] / total:
                     same = False
                     break
         if full or not same:
@@ -773,8 +890,47 @@ def _range_cut(indptr, parts, part, alpha):
     return lo
 
 
+@njit(**NUMBA_FLAGS)
+def _active_range(indptr, indices, lo, hi, ids, mark):
+    """active[v - lo] for v in lo..hi-1: v has a neighbour in ``ids`` (the vertices whose
+    set differs from two supersteps before). Pushes from ``ids`` when their edges are
+    fewer than the range's, else scans the range against ``mark`` (a false bool array of
+    n, left false)."""
+    active = np.zeros(hi - lo, dtype=np.bool_)
+    work = 0
+    for k in range(ids.shape[0]):
+        u = ids[k]
+        work += indptr[u + 1] - indptr[u]
+    if work <= indptr[hi] - indptr[lo]:
+        for k in range(ids.shape[0]):
+            u = ids[k]
+            for q in range(indptr[u], indptr[u + 1]):
+                w = indices[q]
+                if lo <= w < hi:
+                    active[w - lo] = True
+        return active
+    for k in range(ids.shape[0]):
+        mark[ids[k]] = True
+    for v in range(lo, hi):
+        for q in range(indptr[v], indptr[v + 1]):
+            if mark[indices[q]]:
+                active[v - lo] = True
+                break
+    for k in range(ids.shape[0]):
+        mark[ids[k]] = False
+    return active
+
+
 def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations, show):
-    """The BSP program: one vertex range per peer; returns its range's final sets."""
+    """The BSP program: one vertex range per peer; returns its range's final sets.
+
+    Synchronous propagation swings with period 2 on bipartite pieces (stars, chains), so
+    work is skipped against the state two supersteps back, not the last one: a vertex
+    none of whose neighbours' sets differ from two supersteps ago gets, bit for bit, its
+    own set of two supersteps ago (the update is a function of the neighbours' sets).
+    Each superstep therefore computes ``dest`` from ``source`` for the *active* vertices
+    only, and builds it by patching ``prev`` (the state before ``source``) with the sets
+    that differ from it; those vertices make the next superstep's active set."""
     ptr, lab, coef = state
     n = indptr.shape[0] - 1
     pid, parts = peer.pid, peer.num_peers
@@ -782,17 +938,28 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
     hi = _range_cut(indptr, parts, pid + 1, 2.0) if pid + 1 < parts else n
     score = np.zeros(num_labels, dtype=np.float64)  # 8 B per label, per peer
     touched = np.empty(num_labels, dtype=np.int32)
-    cnt = _count_labels(lab, num_labels)
+    rowmax = np.empty(n, dtype=np.float64)  # read only for the big sets (> _BIG entries)
+    mark = np.zeros(n, dtype=np.bool_)
+    everyone = np.ones(hi - lo, dtype=np.bool_)
+    cur = prev = (ptr, lab, coef)  # source, and the state one superstep before it
+    cnt = cnt_prev = _count_labels(lab, num_labels)
     old_min = np.zeros(num_labels, dtype=np.int32)
     changed_per_step = []
+    active_per_step = []  # this peer's recomputed vertices
     converged = False
     last_changed = n
+    diff = None
     for it in range(max_iterations):
-        # while most vertices change (the usual swing on stars and chains), ship whole
-        # ranges and concatenate them: no patching pass, no id lists; the choice uses
-        # the global count of the last superstep, so every peer makes the same one
+        # the first two supersteps have no state two supersteps back: all are active
+        active = everyone if it < 2 else _active_range(indptr, indices, lo, hi, diff, mark)
+        # while most vertices differ (early supersteps), ship whole ranges and
+        # concatenate them: no patching pass; the choice uses the global count of the
+        # last superstep, so every peer makes the same one
         full = 2 * last_changed > n
-        msg = _propagate(indptr, indices, ptr, lab, coef, lo, hi, b, cap, score, touched, full)
+        active_per_step.append(int(hi - lo) if it < 2 else int(np.count_nonzero(active)))
+        msg = _propagate(
+            indptr, indices, *cur, *prev, active, lo, hi, b, cap, score, touched, rowmax, full
+        )
         for q in range(parts):
             for a in msg:
                 peer.send(q, a)
@@ -802,25 +969,29 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
         last_changed = int(ids.shape[0])
         changed_per_step.append(last_changed)
         if show is not None and pid == 0:
-            show(it + 1, last_changed, int(ptr[n]))
+            show(it + 1, last_changed, int(cur[0][n]))
         if full:
             nptr = np.empty(n + 1, dtype=np.int64)
             nptr[0] = 0
             np.cumsum(ccnt, out=nptr[1:])
+            new = (nptr, clab, ccoef)
             new_cnt = _count_labels(clab, num_labels)
         else:
-            new_cnt = _counts_after(cnt, ptr, lab, ids, ccnt, clab)
+            new = _apply(*prev, ids, ccnt, clab, ccoef)
+            new_cnt = _counts_after(cnt_prev, prev[0], prev[1], ids, ccnt, clab)
         if _stop_rule(cnt, new_cnt, old_min, it > 0):
             converged = True
             break
-        if full:
-            ptr, lab, coef = nptr, clab, ccoef
-        elif last_changed:
-            ptr, lab, coef = _apply(ptr, lab, coef, ids, ccnt, clab, ccoef)
-        del msg, got, ids, ccnt, clab, ccoef
-        cnt = new_cnt
+        prev, cur = cur, new
+        cnt_prev, cnt = cnt, new_cnt
+        diff = ids
+        del msg, got, ccnt, clab, ccoef, new
+    ptr, lab, coef = cur
     a, e = ptr[lo], ptr[hi]
-    return lo, hi, ptr[lo : hi + 1] - a, lab[a:e], coef[a:e], converged, changed_per_step
+    return (
+        lo, hi, ptr[lo : hi + 1] - a, lab[a:e], coef[a:e], converged, changed_per_step,
+        active_per_step,
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- post-processing
@@ -1105,7 +1276,7 @@ def bmlpa(
     init_s = time.perf_counter() - t0
     n = graph.n
     stats = None
-    converged, changed = True, []
+    converged, changed, active = True, [], []
     if n and max_iterations:
         show = _Show(max_iterations) if progress is True else (progress or None)
         try:
@@ -1130,6 +1301,7 @@ def bmlpa(
         rows = res.results
         stats = res.stats
         converged, changed = rows[0][5], rows[0][6]
+        active = [int(x) for x in np.sum([r[7] for r in rows], axis=0)]
         # each peer's range, in peer order, covers 0..n-1: chain the local offsets
         base = np.cumsum([0] + [int(r[2][-1]) for r in rows])
         ptr = np.concatenate([[0]] + [r[2][1:] + base[i] for i, r in enumerate(rows)])
@@ -1159,6 +1331,7 @@ def bmlpa(
         "init_s": init_s,
         "postprocess_s": post_s,
         "changed_per_iteration": changed,
+        "active_per_iteration": active,
     }
     return BMLPAResult(
         algorithm="bmlpa",
