@@ -187,6 +187,22 @@ def test_vertices_with_settled_neighbourhoods_are_skipped():
         assert np.array_equal(getattr(one, x), getattr(r, x)), x
 
 
+def test_state_patching_compacts_its_arena(monkeypatch):
+    # sets that outgrow their slot move to the arena's end; with no slack tolerated the
+    # arena is compacted often: same cover, bit for bit
+    bm = importlib.import_module("hpgraph.algorithms.bmlpa")
+    g = mention_graph(1500, 1900, seed=2)
+    want = bmlpa(g, b=0.1, threads=2)
+    compactions = []
+    real = bm._compact_state
+    monkeypatch.setattr(bm, "_SLACK", 0)
+    monkeypatch.setattr(bm, "_compact_state", lambda *a: compactions.append(1) or real(*a))
+    got = bmlpa(g, b=0.1, threads=2)
+    assert len(compactions) > 2 * 3  # more than the initial and full-superstep states
+    for x in ("ptr", "community_of", "coefficient"):
+        assert np.array_equal(getattr(want, x), getattr(got, x)), x
+
+
 def test_bridge_vertex_belongs_to_both_cliques():
     G = nx.Graph()
     G.add_edges_from(nx.complete_graph(range(5)).edges())

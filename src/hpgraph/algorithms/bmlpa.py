@@ -177,6 +177,80 @@ def simple_view(graph):
     return graph.derived("bmlpa.simple_view", build)
 
 
+@njit(**NUMBA_FLAGS)
+def _bfs_order(indptr, indices, first):
+    """All vertices in breadth-first order: from ``first``, then every other component
+    from its smallest vertex (int32 new -> old)."""
+    n = indptr.shape[0] - 1
+    seen = np.zeros(n, dtype=np.bool_)
+    order = np.empty(n, dtype=np.int32)
+    head = 0
+    tail = 0
+    for s in range(-1, n):
+        r = first if s < 0 else s
+        if n == 0 or seen[r]:
+            continue
+        seen[r] = True
+        order[tail] = r
+        tail += 1
+        while head < tail:
+            v = order[head]
+            head += 1
+            for k in range(indptr[v], indptr[v + 1]):
+                u = indices[k]
+                if not seen[u]:
+                    seen[u] = True
+                    order[tail] = u
+                    tail += 1
+    return order
+
+
+@njit(**NUMBA_FLAGS)
+def _rows_in_order(ptr, vals, order):
+    """CSR whose row i is row ``order[i]``."""
+    m = order.shape[0]
+    out_ptr = np.zeros(m + 1, dtype=np.int64)
+    for i in range(m):
+        v = order[i]
+        out_ptr[i + 1] = out_ptr[i] + ptr[v + 1] - ptr[v]
+    out = np.empty(out_ptr[m], dtype=vals.dtype)
+    for i in range(m):
+        v = order[i]
+        o = out_ptr[i]
+        for k in range(ptr[v], ptr[v + 1]):
+            out[o] = vals[k]
+            o += 1
+    return out_ptr, out
+
+
+def locality_view(graph):
+    """``(order, indptr, indices)``: the simple view with its vertices renumbered in
+    breadth-first order from the largest degree (``order[i]`` is the vertex numbered i),
+    each row's neighbours kept in the simple view's order; cached on the graph.
+
+    Propagation reads every neighbour's label set; with the input's ids (a mention
+    graph's are random) nearly every read misses the cache. Breadth-first numbers put a
+    star's leaves next to its centre, a chain in a row and a hub's neighbours together.
+    The sums still run over neighbours in the simple view's order and labels keep their
+    ids, so every set is bit-identical to propagation on the simple view. 4 B per vertex
+    (order) + 8 B per vertex + 4 B per stored edge (the renumbered CSR)."""
+
+    def build():
+        ip, ix = simple_view(graph)
+        n = ip.shape[0] - 1
+        first = int(np.argmax(np.diff(ip))) if n else 0
+        order = _bfs_order(ip, ix, first)
+        rank = np.empty(n, dtype=ix.dtype)
+        rank[order] = np.arange(n, dtype=ix.dtype)
+        pip, pix = _rows_in_order(ip, ix, order)
+        pix = rank[pix]  # renamed, in the same order
+        for a in (order, pip, pix):
+            a.flags.writeable = False
+        return order, pip, pix
+
+    return graph.derived("bmlpa.locality_view", build)
+
+
 # --------------------------------------------------------------------------- rough cores
 @njit(**NUMBA_FLAGS)
 def _contains(row, x):
@@ -433,7 +507,7 @@ _BIG = 64
 
 
 @njit(**NUMBA_FLAGS)
-def _bounded_scores(indptr, indices, ptr, lab, coef, v, b, rowmax, score, touched):
+def _bounded_scores(indptr, indices, beg, fin, lab, coef, v, b, rowmax, score, touched):
     """Scores of vertex v's candidate labels without reading its big neighbours' whole sets,
     or -1 when the bound below does not hold (nothing is left in ``score`` then).
 
@@ -453,7 +527,7 @@ def _bounded_scores(indptr, indices, ptr, lab, coef, v, b, rowmax, score, touche
     bound = 0.0
     for k in range(a, e):
         u = indices[k]
-        if ptr[u + 1] - ptr[u] > _BIG:
+        if fin[u] - beg[u] > _BIG:
             nbig += 1
             bound += rowmax[u]
     if nbig == 0 or nbig == e - a:
@@ -461,8 +535,8 @@ def _bounded_scores(indptr, indices, ptr, lab, coef, v, b, rowmax, score, touche
     nt = 0
     for k in range(a, e):  # candidates: the small neighbours' labels (1.0 marks them)
         u = indices[k]
-        if ptr[u + 1] - ptr[u] <= _BIG:
-            for q in range(ptr[u], ptr[u + 1]):
+        if fin[u] - beg[u] <= _BIG:
+            for q in range(beg[u], fin[u]):
                 c = lab[q]
                 if score[c] == 0.0:
                     touched[nt] = c
@@ -472,8 +546,8 @@ def _bounded_scores(indptr, indices, ptr, lab, coef, v, b, rowmax, score, touche
         score[touched[t]] = 0.0
     for k in range(a, e):  # exact candidate scores, neighbours in CSR order
         u = indices[k]
-        r0 = ptr[u]
-        r1 = ptr[u + 1]
+        r0 = beg[u]
+        r1 = fin[u]
         if r1 - r0 <= _BIG:
             for q in range(r0, r1):
                 score[lab[q]] += coef[q]
@@ -501,13 +575,13 @@ def _bounded_scores(indptr, indices, ptr, lab, coef, v, b, rowmax, score, touche
 
 
 @njit(**NUMBA_FLAGS)
-def _big_row_max(ptr, coef, rowmax):
+def _big_row_max(beg, fin, coef, rowmax):
     """rowmax[u] = the largest coefficient of u's set, for the big sets only."""
-    n = ptr.shape[0] - 1
+    n = beg.shape[0]
     for u in range(n):
-        if ptr[u + 1] - ptr[u] > _BIG:
+        if fin[u] - beg[u] > _BIG:
             mx = 0.0
-            for q in range(ptr[u], ptr[u + 1]):
+            for q in range(beg[u], fin[u]):
                 mx = max(mx, coef[q])
             rowmax[u] = mx
 
@@ -516,10 +590,12 @@ def _big_row_max(ptr, coef, rowmax):
 def _propagate(
     indptr,
     indices,
-    ptr,
+    beg,
+    fin,
     lab,
     coef,
-    pptr,
+    pbeg,
+    pfin,
     plab,
     pcoef,
     active,
@@ -530,6 +606,9 @@ def _propagate(
     score,
     touched,
     rowmax,
+    memo,
+    memo_m,
+    big,
     full,
 ):
     """New label sets of vertices lo..hi-1. Returns (ids int32: the changed vertices,
@@ -546,7 +625,7 @@ def _propagate(
     mention graph's millions of small vertices would otherwise pay in cache misses);
     others use the dense ``score`` array (8 B per label) and the ``touched`` list. Nothing
     is allocated per vertex."""
-    out_cap = max(64, 2 * (ptr[hi] - ptr[lo]) + 16)
+    out_cap = max(64, 2 * (hi - lo))  # grown by doubling
     olab = np.empty(out_cap, dtype=np.int32)
     ocoef = np.empty(out_cap, dtype=np.float64)
     ids = np.empty(hi - lo, dtype=np.int32)
@@ -559,11 +638,13 @@ def _propagate(
     blab = np.empty(ncap, dtype=np.int32)  # top-cap buffer, by (-score, label)
     bsc = np.empty(ncap, dtype=np.float64)
     # memo[u]: where the set of a leaf of u was written (u's set > _MEMO entries), -1:
-    # none yet. A hub's leaves then cost O(their set) each, not O(the hub's set): a
-    # hub in thousands of rough cores starts with thousands of labels.
-    memo = np.full(ptr.shape[0] - 1, -1, dtype=np.int64)  # 12 B per vertex, per peer
-    memo_m = np.empty(ptr.shape[0] - 1, dtype=np.int32)
-    _big_row_max(ptr, coef, rowmax)
+    # none yet (the caller's array, all -1 on entry and on return). A hub's leaves then
+    # cost O(their set) each, not O(the hub's set): a hub in thousands of rough cores
+    # starts with thousands of labels.
+    memo_used = np.empty(hi - lo, dtype=np.int64)  # the memo entries to reset at the end
+    nmemo = 0
+    if big:
+        _big_row_max(beg, fin, coef, rowmax)
     nch = 0
     out = 0
     for v in range(lo, hi):
@@ -571,30 +652,30 @@ def _propagate(
         e = indptr[v + 1]
         if not active[v - lo]:  # no neighbour differs from two supersteps ago: nor does v
             if full:
-                m = pptr[v + 1] - pptr[v]
+                m = pfin[v] - pbeg[v]
                 if out + m > out_cap:
                     out_cap = max(2 * out_cap, out + m)
                     olab, ocoef = _grow(olab, ocoef, out, out_cap)
-                olab[out : out + m] = plab[pptr[v] : pptr[v + 1]]
-                ocoef[out : out + m] = pcoef[pptr[v] : pptr[v + 1]]
+                olab[out : out + m] = plab[pbeg[v] : pfin[v]]
+                ocoef[out : out + m] = pcoef[pbeg[v] : pfin[v]]
                 out += m
                 cnt[v - lo] = m
             continue
         if a == e:  # isolated: keeps its labels
             if full:
-                m = ptr[v + 1] - ptr[v]
+                m = fin[v] - beg[v]
                 if out + m > out_cap:
                     out_cap = max(2 * out_cap, out + m)
                     olab, ocoef = _grow(olab, ocoef, out, out_cap)
-                olab[out : out + m] = lab[ptr[v] : ptr[v + 1]]
-                ocoef[out : out + m] = coef[ptr[v] : ptr[v + 1]]
+                olab[out : out + m] = lab[beg[v] : fin[v]]
+                ocoef[out : out + m] = coef[beg[v] : fin[v]]
                 out += m
                 cnt[v - lo] = m
             continue
         gathered = 0
         for k in range(a, e):
             u = indices[k]
-            gathered += ptr[u + 1] - ptr[u]
+            gathered += fin[u] - beg[u]
             if gathered > _GATHER:
                 break
         m = 0
@@ -603,10 +684,10 @@ def _propagate(
             # in this superstep: the same set, bit for bit, so copy it
             o = memo[indices[a]]
             m = memo_m[indices[a]]
-            same = (pptr[v + 1] - pptr[v]) == m
+            same = (pfin[v] - pbeg[v]) == m
             if same:
                 for t in range(m):
-                    q = pptr[v] + t
+                    q = pbeg[v] + t
                     if plab[q] != olab[o + t] or pcoef[q] != ocoef[o + t]:
                         same = False
                         break
@@ -626,10 +707,10 @@ def _propagate(
         if e - a == 1:
             u = indices[a]
             mx = 0.0
-            for q in range(ptr[u], ptr[u + 1]):
+            for q in range(beg[u], fin[u]):
                 mx = max(mx, coef[q])
             thr = b * mx
-            for q in range(ptr[u], ptr[u + 1]):
+            for q in range(beg[u], fin[u]):
                 if coef[q] >= thr:
                     klab[m] = lab[q]
                     ksc[m] = coef[q]
@@ -638,7 +719,7 @@ def _propagate(
             ng = 0
             for k in range(a, e):
                 u = indices[k]
-                for q in range(ptr[u], ptr[u + 1]):
+                for q in range(beg[u], fin[u]):
                     c = lab[q]
                     x = coef[q]
                     j = ng  # stable insertion by label: equal labels keep neighbour order
@@ -667,12 +748,12 @@ def _propagate(
                     ksc[m] = ksc[t]
                     m += 1
         else:
-            nt = _bounded_scores(indptr, indices, ptr, lab, coef, v, b, rowmax, score, touched)
+            nt = _bounded_scores(indptr, indices, beg, fin, lab, coef, v, b, rowmax, score, touched)
             if nt < 0:  # no bound: every label of every neighbour
                 nt = 0
                 for k in range(a, e):
                     u = indices[k]
-                    for q in range(ptr[u], ptr[u + 1]):
+                    for q in range(beg[u], fin[u]):
                         c = lab[q]
                         if score[c] == 0.0:  # coefficients are > 0, so 0 means untouched
                             touched[nt] = c
@@ -745,10 +826,10 @@ def _propagate(
         total = 0.0
         for t in range(m):
             total += ksc[t]
-        same = (pptr[v + 1] - pptr[v]) == m
+        same = (pfin[v] - pbeg[v]) == m
         if same:
             for t in range(m):
-                q = pptr[v] + t
+                q = pbeg[v] + t
                 if plab[q] != klab[t] or pcoef[q] != ksc[t] / total:
                     same = False
                     break
@@ -759,14 +840,18 @@ def _propagate(
             for t in range(m):
                 olab[out + t] = klab[t]
                 ocoef[out + t] = ksc[t] / total
-            if e - a == 1 and ptr[indices[a] + 1] - ptr[indices[a]] > _MEMO:
+            if e - a == 1 and fin[indices[a]] - beg[indices[a]] > _MEMO:
                 memo[indices[a]] = out
                 memo_m[indices[a]] = m
+                memo_used[nmemo] = indices[a]
+                nmemo += 1
             out += m
             cnt[v - lo if full else nch] = m
         if not same:
             ids[nch] = v
             nch += 1
+    for t in range(nmemo):  # leave the memo all -1 for the next superstep
+        memo[memo_used[t]] = -1
     ncnt = hi - lo if full else nch
     return ids[:nch].copy(), cnt[:ncnt].copy(), olab[:out].copy(), ocoef[:out].copy()
 
@@ -795,13 +880,13 @@ def _small_order(x, m):
 
 
 @njit(**NUMBA_FLAGS)
-def _counts_after(cnt, ptr, lab, ids, ccnt, clab):
-    """Count(dest) from Count(source) and the changed vertices' old and new sets."""
+def _counts_after(cnt, beg, fin, lab, ids, ccnt, clab):
+    """Count of a state patched with new sets for ``ids``, from its Count and old sets."""
     new = cnt.copy()
     pos = 0
     for k in range(ids.shape[0]):
         v = ids[k]
-        for q in range(ptr[v], ptr[v + 1]):
+        for q in range(beg[v], fin[v]):
             new[lab[q]] -= 1
         for q in range(pos, pos + ccnt[k]):
             new[clab[q]] += 1
@@ -837,42 +922,72 @@ def _stop_rule(cnt_src, cnt_dst, old_min, have_old):
     return same
 
 
+# A state is [beg, fin, room, lab, coef, used, live]: the set of v is lab/coef[beg[v]:
+# fin[v]] inside a slot of room[v] entries of the arena (lab int32, coef float64, the
+# first ``used`` entries taken, ``live`` of them in sets). 20 B per vertex + 12 B per
+# arena entry. Patching writes a new set into its vertex's slot, or at the arena's end
+# when it outgrows the slot, so a superstep that changes k sets costs O(their entries),
+# not a copy of the whole state; the arena is compacted when half of it is dead.
+_SLACK = 4096  # dead arena entries always tolerated
+
+
+def _compact_state(ccnt, clab, ccoef):
+    """A state whose sets are concatenated (``ccnt`` entries each, in vertex order)."""
+    fin = np.cumsum(ccnt)
+    beg = fin - ccnt
+    live = int(fin[-1]) if fin.shape[0] else 0
+    return [beg, fin, ccnt.copy(), clab, ccoef, live, live]
+
+
 @njit(**NUMBA_FLAGS)
-def _apply(ptr, lab, coef, ids, ccnt, clab, ccoef):
-    """The next state: runs of unchanged vertices are copied in blocks, changed vertices'
-    sets come from the messages (``ids`` ascending)."""
-    n = ptr.shape[0] - 1
-    total = ptr[n]
+def _patch_kernel(beg, fin, room, lab, coef, used, ids, ccnt, clab, ccoef):
+    need = 0
+    for k in range(ids.shape[0]):
+        if ccnt[k] > room[ids[k]]:
+            need += ccnt[k]
+    if used + need > lab.shape[0]:
+        lab, coef = _grow(lab, coef, used, max(used + need, lab.shape[0] + lab.shape[0] // 2))
+    delta = 0
+    pos = 0
     for k in range(ids.shape[0]):
         v = ids[k]
-        total += ccnt[k] - (ptr[v + 1] - ptr[v])
-    nptr = np.empty(n + 1, dtype=np.int64)
-    nlab = np.empty(total, dtype=np.int32)
-    ncoef = np.empty(total, dtype=np.float64)
-    out = 0
-    prev = 0
-    cpos = 0
-    for k in range(ids.shape[0] + 1):
-        v = ids[k] if k < ids.shape[0] else n
-        a = ptr[prev]
-        e = ptr[v]
-        shift = out - a
-        for u in range(prev, v):
-            nptr[u] = ptr[u] + shift
-        nlab[out : out + e - a] = lab[a:e]
-        ncoef[out : out + e - a] = coef[a:e]
-        out += e - a
-        if k == ids.shape[0]:
-            break
-        nptr[v] = out
-        c = ccnt[k]
-        nlab[out : out + c] = clab[cpos : cpos + c]
-        ncoef[out : out + c] = ccoef[cpos : cpos + c]
-        out += c
-        cpos += c
-        prev = v + 1
-    nptr[n] = out
-    return nptr, nlab, ncoef
+        m = ccnt[k]
+        delta += m - (fin[v] - beg[v])
+        if m > room[v]:
+            beg[v] = used
+            room[v] = m
+            used += m
+        fin[v] = beg[v] + m
+        lab[beg[v] : fin[v]] = clab[pos : pos + m]
+        coef[beg[v] : fin[v]] = ccoef[pos : pos + m]
+        pos += m
+    return lab, coef, used, delta
+
+
+@njit(**NUMBA_FLAGS)
+def _gather_rows(beg, fin, lab, coef, lo, hi):
+    """Vertices lo..hi-1's sets as CSR: (ptr from 0, labels, coefficients)."""
+    ptr = np.zeros(hi - lo + 1, dtype=np.int64)
+    for v in range(lo, hi):
+        ptr[v - lo + 1] = ptr[v - lo] + fin[v] - beg[v]
+    olab = np.empty(ptr[hi - lo], dtype=np.int32)
+    ocoef = np.empty(ptr[hi - lo], dtype=np.float64)
+    for v in range(lo, hi):
+        olab[ptr[v - lo] : ptr[v - lo + 1]] = lab[beg[v] : fin[v]]
+        ocoef[ptr[v - lo] : ptr[v - lo + 1]] = coef[beg[v] : fin[v]]
+    return ptr, olab, ocoef
+
+
+def _patch(state, ids, ccnt, clab, ccoef):
+    """``state`` with new sets for ``ids``, in place (compacted when half is dead)."""
+    beg, fin, room, lab, coef, used, live = state
+    lab, coef, used, delta = _patch_kernel(beg, fin, room, lab, coef, used, ids, ccnt, clab, ccoef)
+    live += delta
+    if used > 2 * live + _SLACK:
+        n = beg.shape[0]
+        ptr, lab, coef = _gather_rows(beg, fin, lab, coef, 0, n)
+        return _compact_state(np.diff(ptr), lab, coef)
+    return [beg, fin, room, lab, coef, used, live]
 
 
 @njit(**NUMBA_FLAGS)
@@ -939,9 +1054,13 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
     score = np.zeros(num_labels, dtype=np.float64)  # 8 B per label, per peer
     touched = np.empty(num_labels, dtype=np.int32)
     rowmax = np.empty(n, dtype=np.float64)  # read only for the big sets (> _BIG entries)
+    memo = np.full(n, -1, dtype=np.int64)  # the leaf memo of _propagate: 12 B per vertex
+    memo_m = np.empty(n, dtype=np.int32)
     mark = np.zeros(n, dtype=np.bool_)
     everyone = np.ones(hi - lo, dtype=np.bool_)
-    cur = prev = (ptr, lab, coef)  # source, and the state one superstep before it
+    # own copies: states are patched in place, and the local runtime shares the input
+    cur = prev = _compact_state(np.diff(ptr), lab.copy(), coef.copy())
+    largest = int(cur[2].max()) if n else 0  # a bound on the largest set
     cnt = cnt_prev = _count_labels(lab, num_labels)
     old_min = np.zeros(num_labels, dtype=np.int32)
     changed_per_step = []
@@ -958,8 +1077,10 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
         full = 2 * last_changed > n
         active_per_step.append(int(hi - lo) if it < 2 else int(np.count_nonzero(active)))
         msg = _propagate(
-            indptr, indices, *cur, *prev, active, lo, hi, b, cap, score, touched, rowmax, full
-        )
+            indptr, indices, cur[0], cur[1], cur[3], cur[4], prev[0], prev[1], prev[3],
+            prev[4], active, lo, hi, b, cap, score, touched, rowmax, memo, memo_m,
+            largest > _BIG, full,
+        )  # fmt: skip
         for q in range(parts):
             for a in msg:
                 peer.send(q, a)
@@ -969,29 +1090,23 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
         last_changed = int(ids.shape[0])
         changed_per_step.append(last_changed)
         if show is not None and pid == 0:
-            show(it + 1, last_changed, int(cur[0][n]))
+            show(it + 1, last_changed, cur[6])
         if full:
-            nptr = np.empty(n + 1, dtype=np.int64)
-            nptr[0] = 0
-            np.cumsum(ccnt, out=nptr[1:])
-            new = (nptr, clab, ccoef)
             new_cnt = _count_labels(clab, num_labels)
         else:
-            new = _apply(*prev, ids, ccnt, clab, ccoef)
-            new_cnt = _counts_after(cnt_prev, prev[0], prev[1], ids, ccnt, clab)
+            new_cnt = _counts_after(cnt_prev, prev[0], prev[1], prev[3], ids, ccnt, clab)
         if _stop_rule(cnt, new_cnt, old_min, it > 0):
             converged = True
             break
+        if ccnt.shape[0]:
+            largest = max(int(ccnt.max()), 0 if full else largest)
+        new = _compact_state(ccnt, clab, ccoef) if full else _patch(prev, ids, ccnt, clab, ccoef)
         prev, cur = cur, new
         cnt_prev, cnt = cnt, new_cnt
         diff = ids
         del msg, got, ccnt, clab, ccoef, new
-    ptr, lab, coef = cur
-    a, e = ptr[lo], ptr[hi]
-    return (
-        lo, hi, ptr[lo : hi + 1] - a, lab[a:e], coef[a:e], converged, changed_per_step,
-        active_per_step,
-    )  # fmt: skip
+    rows = _gather_rows(cur[0], cur[1], cur[3], cur[4], lo, hi)
+    return (lo, hi, *rows, converged, changed_per_step, active_per_step)
 
 
 # --------------------------------------------------------------------------- post-processing
@@ -1242,6 +1357,12 @@ def _check(b, p, max_labels, max_iterations, threads):
     return float(b)
 
 
+def _in_order(ptr, lab, coef, order):
+    """The sets (CSR) with row i taken from row ``order[i]``."""
+    nptr, nlab = _rows_in_order(ptr, lab, order)
+    return nptr, nlab, _rows_in_order(ptr, coef, order)[1]
+
+
 def bmlpa(
     graph,
     *,
@@ -1273,6 +1394,7 @@ def bmlpa(
     t0 = time.perf_counter()
     indptr, indices = simple_view(graph)
     ptr, lab, coef, num_labels, names = _initial(graph, initial, seed)
+    order, lip, lix = locality_view(graph)
     init_s = time.perf_counter() - t0
     n = graph.n
     stats = None
@@ -1284,9 +1406,9 @@ def bmlpa(
                 _bmlpa_peer,
                 peers=min(threads or DEFAULT_THREADS, n),
                 args=(
-                    indptr,
-                    indices,
-                    (ptr, lab, coef),
+                    lip,
+                    lix,
+                    _in_order(ptr, lab, coef, order),
                     num_labels,
                     b,
                     max_labels or 0,
@@ -1307,6 +1429,9 @@ def bmlpa(
         ptr = np.concatenate([[0]] + [r[2][1:] + base[i] for i, r in enumerate(rows)])
         lab = np.concatenate([r[3] for r in rows])
         coef = np.concatenate([r[4] for r in rows])
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = np.arange(n)
+        ptr, lab, coef = _in_order(ptr, lab, coef, rank)  # back to the input's numbering
     t1 = time.perf_counter()
     ptr, comm, coef, sizes, origin, nested = _postprocess(
         indptr, indices, ptr, lab, coef, num_labels
