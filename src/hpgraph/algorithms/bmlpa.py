@@ -40,19 +40,21 @@ stars the sets grow with the hub's degree. A vertex program would need fixed-siz
 values and, without a combiner (label-wise sums cannot be truncated before all arrive),
 would list one whole label vector per edge: at ``b = 0.05`` with 20 (label, coefficient)
 slots that is 20M stored edges x 240 B = 4.8 GB per superstep on the 8M-vertex / 10M-edge
-mention graph. Here each peer owns a vertex range (balanced on edges); the state is one
-variable-length CSR (``ptr`` int64, ``lab`` int32, ``coef`` float64: 8 B per vertex + 12 B
-per label entry); each superstep a peer computes its range's new sets with no allocation
-per vertex (degree-1 vertices copy their neighbour's set, and a large set computed for
-one leaf is reused by the other leaves of the same vertex; small vertices merge their
-neighbours' sets in a buffer, only large ones use a dense score array; scratch: 24 B per
-label per peer) and sends them to every peer (by reference on the local runtime, one
-``alltoall`` on MPI); every peer rebuilds the CSR and applies the stop rule from the same
-data, so no extra collective is needed. While more than half the vertices changed in the
-last superstep (the usual case on stars and chains, whose sets swing every superstep),
-peers ship whole ranges and receivers concatenate them (per peer: the old and the new
-state, 2 x (8 B per vertex + 12 B per entry)); once fewer change, only the changed
-vertices' sets travel and patch the state (8 B per changed vertex + 12 B per entry).
+mention graph. Here propagation runs on a breadth-first renumbering of the simple view
+(:func:`locality_view`: neighbours read are near in memory; sums and label ids are
+unchanged, so sets are bit-identical); each peer owns a vertex range (balanced on
+edges); the state is an arena of label entries with per-vertex slots (24 B per vertex +
+12 B per entry), patched in place; each superstep a peer recomputes only the vertices
+with a neighbour whose set differs from two supersteps back (the period-2 swing of
+synchronous propagation: otherwise v's new set is its own of two supersteps back), with
+no allocation per vertex (degree-1 vertices copy their neighbour's set, reused across
+the leaves of one vertex; small vertices merge their neighbours' sets in a buffer; a
+vertex next to *big* sets scores only its small neighbours' labels when a bound proves
+the others below the threshold; others use a dense score array) and sends the sets that
+differ from two supersteps back to every peer (by reference on the local runtime, one
+``alltoall`` on MPI), or whole ranges while most vertices differ; every peer patches
+its state and applies the stop rule from the same data, so no extra collective is
+needed. See ``docs/algorithms/bmlpa.md`` for the bytes and the measurements.
 
 ``max_labels`` (not in the paper, off by default) keeps at most that many labels per vertex
 (highest scores, ties to the smaller label id). Exact BMLPA on graphs with huge stars is
@@ -77,7 +79,14 @@ from hpgraph.errors import GraphFormatError, InvalidArgumentError
 from hpgraph.generators._rng import check_seed, stream
 from hpgraph.result import VertexResult
 
-__all__ = ["bmlpa", "BMLPAResult", "VertexLabels", "read_vertex_labels", "simple_view"]
+__all__ = [
+    "bmlpa",
+    "BMLPAResult",
+    "VertexLabels",
+    "read_vertex_labels",
+    "simple_view",
+    "locality_view",
+]
 
 
 # --------------------------------------------------------------------------- the result
@@ -599,8 +608,8 @@ def _propagate(
     plab,
     pcoef,
     active,
-    lo,
-    hi,
+    starts,
+    ends,
     b,
     cap,
     score,
@@ -611,11 +620,15 @@ def _propagate(
     big,
     full,
 ):
-    """New label sets of vertices lo..hi-1. Returns (ids int32: the changed vertices,
-    counts int64, labels int32, coefficients float64): with ``full`` false, the changed
-    vertices' new sets (``counts`` per changed vertex); with ``full`` true, every vertex's
-    new set in order (``counts`` per vertex of the range), so that receivers concatenate
-    ranges instead of patching a copy when most vertices change.
+    """New label sets of the vertices in chunks ``starts[i]..ends[i]-1`` from the state
+    ``source`` (beg, fin, lab, coef); ``p*`` is the state one superstep before it, whose
+    sets the inactive vertices (``active[v]`` false) take unchanged. Returns (ids int32:
+    the vertices whose new set differs from the ``p*`` one, counts int64, labels int32,
+    coefficients float64): with ``full`` false, those vertices' new sets (``counts`` per
+    vertex in ``ids``); with ``full`` true, every vertex's new set in order (``counts``
+    per vertex of the chunks), so that receivers build a fresh state instead of
+    patching when most vertices change.
+    ``big``: some set of ``source`` has more than ``_BIG`` entries.
 
     Three ways to sum the scores, all adding in the same order (neighbours in CSR order,
     each neighbour's labels ascending), so they give bit-identical sets: a degree-1 vertex
@@ -625,11 +638,14 @@ def _propagate(
     mention graph's millions of small vertices would otherwise pay in cache misses);
     others use the dense ``score`` array (8 B per label) and the ``touched`` list. Nothing
     is allocated per vertex."""
-    out_cap = max(64, 2 * (hi - lo))  # grown by doubling
+    size = 0
+    for ci in range(starts.shape[0]):
+        size += ends[ci] - starts[ci]
+    out_cap = max(64, 2 * size)  # grown by doubling
     olab = np.empty(out_cap, dtype=np.int32)
     ocoef = np.empty(out_cap, dtype=np.float64)
-    ids = np.empty(hi - lo, dtype=np.int32)
-    cnt = np.empty(hi - lo, dtype=np.int64)
+    ids = np.empty(size, dtype=np.int32)
+    cnt = np.empty(size, dtype=np.int64)
     klab = np.empty(touched.shape[0], dtype=np.int32)  # the kept set, by label
     ksc = np.empty(touched.shape[0], dtype=np.float64)
     glab = np.empty(_GATHER, dtype=np.int32)
@@ -641,152 +657,188 @@ def _propagate(
     # none yet (the caller's array, all -1 on entry and on return). A hub's leaves then
     # cost O(their set) each, not O(the hub's set): a hub in thousands of rough cores
     # starts with thousands of labels.
-    memo_used = np.empty(hi - lo, dtype=np.int64)  # the memo entries to reset at the end
+    memo_used = np.empty(size, dtype=np.int64)  # the memo entries to reset at the end
     nmemo = 0
     if big:
         _big_row_max(beg, fin, coef, rowmax)
     nch = 0
     out = 0
-    for v in range(lo, hi):
-        a = indptr[v]
-        e = indptr[v + 1]
-        if not active[v - lo]:  # no neighbour differs from two supersteps ago: nor does v
-            if full:
-                m = pfin[v] - pbeg[v]
-                if out + m > out_cap:
-                    out_cap = max(2 * out_cap, out + m)
-                    olab, ocoef = _grow(olab, ocoef, out, out_cap)
-                olab[out : out + m] = plab[pbeg[v] : pfin[v]]
-                ocoef[out : out + m] = pcoef[pbeg[v] : pfin[v]]
-                out += m
-                cnt[v - lo] = m
-            continue
-        if a == e:  # isolated: keeps its labels
-            if full:
-                m = fin[v] - beg[v]
-                if out + m > out_cap:
-                    out_cap = max(2 * out_cap, out + m)
-                    olab, ocoef = _grow(olab, ocoef, out, out_cap)
-                olab[out : out + m] = lab[beg[v] : fin[v]]
-                ocoef[out : out + m] = coef[beg[v] : fin[v]]
-                out += m
-                cnt[v - lo] = m
-            continue
-        gathered = 0
-        for k in range(a, e):
-            u = indices[k]
-            gathered += fin[u] - beg[u]
-            if gathered > _GATHER:
-                break
-        m = 0
-        if e - a == 1 and memo[indices[a]] >= 0:
-            # a leaf of a vertex whose (large) set was already computed for another leaf
-            # in this superstep: the same set, bit for bit, so copy it
-            o = memo[indices[a]]
-            m = memo_m[indices[a]]
-            same = (pfin[v] - pbeg[v]) == m
-            if same:
-                for t in range(m):
-                    q = pbeg[v] + t
-                    if plab[q] != olab[o + t] or pcoef[q] != ocoef[o + t]:
-                        same = False
-                        break
-            if full or not same:
-                if out + m > out_cap:
-                    out_cap = max(2 * out_cap, out + m)
-                    olab, ocoef = _grow(olab, ocoef, out, out_cap)
-                for t in range(m):
-                    olab[out + t] = olab[o + t]
-                    ocoef[out + t] = ocoef[o + t]
-                out += m
-                cnt[v - lo if full else nch] = m
-            if not same:
-                ids[nch] = v
-                nch += 1
-            continue
-        if e - a == 1:
-            u = indices[a]
-            mx = 0.0
-            for q in range(beg[u], fin[u]):
-                mx = max(mx, coef[q])
-            thr = b * mx
-            for q in range(beg[u], fin[u]):
-                if coef[q] >= thr:
-                    klab[m] = lab[q]
-                    ksc[m] = coef[q]
-                    m += 1
-        elif gathered <= _GATHER:
-            ng = 0
+    nv = -1  # index of v among this call's vertices
+    for ci in range(starts.shape[0]):
+        for v in range(starts[ci], ends[ci]):
+            nv += 1
+            a = indptr[v]
+            e = indptr[v + 1]
+            if not active[v]:  # no neighbour differs from two supersteps ago: nor does v
+                if full:
+                    m = pfin[v] - pbeg[v]
+                    if out + m > out_cap:
+                        out_cap = max(2 * out_cap, out + m)
+                        olab, ocoef = _grow(olab, ocoef, out, out_cap)
+                    olab[out : out + m] = plab[pbeg[v] : pfin[v]]
+                    ocoef[out : out + m] = pcoef[pbeg[v] : pfin[v]]
+                    out += m
+                    cnt[nv] = m
+                continue
+            if a == e:  # isolated: keeps its labels
+                if full:
+                    m = fin[v] - beg[v]
+                    if out + m > out_cap:
+                        out_cap = max(2 * out_cap, out + m)
+                        olab, ocoef = _grow(olab, ocoef, out, out_cap)
+                    olab[out : out + m] = lab[beg[v] : fin[v]]
+                    ocoef[out : out + m] = coef[beg[v] : fin[v]]
+                    out += m
+                    cnt[nv] = m
+                continue
+            gathered = 0
             for k in range(a, e):
                 u = indices[k]
+                gathered += fin[u] - beg[u]
+                if gathered > _GATHER:
+                    break
+            m = 0
+            if e - a == 1 and memo[indices[a]] >= 0:
+                # a leaf of a vertex whose (large) set was already computed for another leaf
+                # in this superstep: the same set, bit for bit, so copy it
+                o = memo[indices[a]]
+                m = memo_m[indices[a]]
+                same = (pfin[v] - pbeg[v]) == m
+                if same:
+                    for t in range(m):
+                        q = pbeg[v] + t
+                        if plab[q] != olab[o + t] or pcoef[q] != ocoef[o + t]:
+                            same = False
+                            break
+                if full or not same:
+                    if out + m > out_cap:
+                        out_cap = max(2 * out_cap, out + m)
+                        olab, ocoef = _grow(olab, ocoef, out, out_cap)
+                    for t in range(m):
+                        olab[out + t] = olab[o + t]
+                        ocoef[out + t] = ocoef[o + t]
+                    out += m
+                    cnt[nv if full else nch] = m
+                if not same:
+                    ids[nch] = v
+                    nch += 1
+                continue
+            if e - a == 1:
+                u = indices[a]
+                mx = 0.0
                 for q in range(beg[u], fin[u]):
-                    c = lab[q]
-                    x = coef[q]
-                    j = ng  # stable insertion by label: equal labels keep neighbour order
-                    while j > 0 and glab[j - 1] > c:
-                        glab[j] = glab[j - 1]
-                        gsc[j] = gsc[j - 1]
-                        j -= 1
-                    glab[j] = c
-                    gsc[j] = x
-                    ng += 1
-            nt = 0
-            for t in range(ng):  # runs of a label: sum in order, starting from 0.0
-                if nt > 0 and klab[nt - 1] == glab[t]:
-                    ksc[nt - 1] += gsc[t]
-                else:
-                    klab[nt] = glab[t]
-                    ksc[nt] = 0.0 + gsc[t]
-                    nt += 1
-            mx = 0.0
-            for t in range(nt):
-                mx = max(mx, ksc[t])
-            thr = b * mx
-            for t in range(nt):
-                if ksc[t] >= thr:
-                    klab[m] = klab[t]
-                    ksc[m] = ksc[t]
-                    m += 1
-        else:
-            nt = _bounded_scores(indptr, indices, beg, fin, lab, coef, v, b, rowmax, score, touched)
-            if nt < 0:  # no bound: every label of every neighbour
-                nt = 0
+                    mx = max(mx, coef[q])
+                thr = b * mx
+                for q in range(beg[u], fin[u]):
+                    if coef[q] >= thr:
+                        klab[m] = lab[q]
+                        ksc[m] = coef[q]
+                        m += 1
+            elif gathered <= _GATHER:
+                ng = 0
                 for k in range(a, e):
                     u = indices[k]
                     for q in range(beg[u], fin[u]):
                         c = lab[q]
-                        if score[c] == 0.0:  # coefficients are > 0, so 0 means untouched
-                            touched[nt] = c
-                            nt += 1
-                        score[c] += coef[q]
-            mx = 0.0
-            for t in range(nt):
-                mx = max(mx, score[touched[t]])
-            thr = b * mx
-            for t in range(nt):
-                c = touched[t]
-                if score[c] >= thr:
-                    touched[m] = c
-                    m += 1
+                        x = coef[q]
+                        j = ng  # stable insertion by label: equal labels keep neighbour order
+                        while j > 0 and glab[j - 1] > c:
+                            glab[j] = glab[j - 1]
+                            gsc[j] = gsc[j - 1]
+                            j -= 1
+                        glab[j] = c
+                        gsc[j] = x
+                        ng += 1
+                nt = 0
+                for t in range(ng):  # runs of a label: sum in order, starting from 0.0
+                    if nt > 0 and klab[nt - 1] == glab[t]:
+                        ksc[nt - 1] += gsc[t]
+                    else:
+                        klab[nt] = glab[t]
+                        ksc[nt] = 0.0 + gsc[t]
+                        nt += 1
+                mx = 0.0
+                for t in range(nt):
+                    mx = max(mx, ksc[t])
+                thr = b * mx
+                for t in range(nt):
+                    if ksc[t] >= thr:
+                        klab[m] = klab[t]
+                        ksc[m] = ksc[t]
+                        m += 1
+            else:
+                nt = _bounded_scores(
+                    indptr, indices, beg, fin, lab, coef, v, b, rowmax, score, touched
+                )
+                if nt < 0:  # no bound: every label of every neighbour
+                    nt = 0
+                    for k in range(a, e):
+                        u = indices[k]
+                        for q in range(beg[u], fin[u]):
+                            c = lab[q]
+                            if score[c] == 0.0:  # coefficients are > 0, so 0 means untouched
+                                touched[nt] = c
+                                nt += 1
+                            score[c] += coef[q]
+                mx = 0.0
+                for t in range(nt):
+                    mx = max(mx, score[touched[t]])
+                thr = b * mx
+                for t in range(nt):
+                    c = touched[t]
+                    if score[c] >= thr:
+                        touched[m] = c
+                        m += 1
+                    else:
+                        score[c] = 0.0
+                if cap > 0 and m > cap:
+                    # top cap by (score desc, label asc) straight from the unsorted list, so
+                    # a set of thousands is not sorted for the few labels kept
+                    nb = 0
+                    for t in range(m):
+                        c = touched[t]
+                        x = score[c]
+                        score[c] = 0.0
+                        if nb == cap and (
+                            x < bsc[nb - 1] or (x == bsc[nb - 1] and c > blab[nb - 1])
+                        ):
+                            continue
+                        j = nb if nb < cap else cap - 1
+                        while j > 0 and (bsc[j - 1] < x or (bsc[j - 1] == x and blab[j - 1] > c)):
+                            bsc[j] = bsc[j - 1]
+                            blab[j] = blab[j - 1]
+                            j -= 1
+                        bsc[j] = x
+                        blab[j] = c
+                        if nb < cap:
+                            nb += 1
+                    order = np.argsort(blab[:cap]) if cap > 24 else _small_order(blab, cap)
+                    for t in range(cap):
+                        klab[t] = blab[order[t]]
+                        ksc[t] = bsc[order[t]]
+                    m = cap
                 else:
-                    score[c] = 0.0
+                    touched[:m].sort()
+                    for t in range(m):
+                        c = touched[t]
+                        klab[t] = c
+                        ksc[t] = score[c]
+                        score[c] = 0.0
             if cap > 0 and m > cap:
-                # top cap by (score desc, label asc) straight from the unsorted list, so
-                # a set of thousands is not sorted for the few labels kept
+                # highest scores, ties to the smaller label: klab ascends, so a later label
+                # displaces only on a strictly higher score
                 nb = 0
                 for t in range(m):
-                    c = touched[t]
-                    x = score[c]
-                    score[c] = 0.0
-                    if nb == cap and (x < bsc[nb - 1] or (x == bsc[nb - 1] and c > blab[nb - 1])):
+                    s = ksc[t]
+                    if nb == cap and s <= bsc[nb - 1]:
                         continue
                     j = nb if nb < cap else cap - 1
-                    while j > 0 and (bsc[j - 1] < x or (bsc[j - 1] == x and blab[j - 1] > c)):
+                    while j > 0 and bsc[j - 1] < s:
                         bsc[j] = bsc[j - 1]
                         blab[j] = blab[j - 1]
                         j -= 1
-                    bsc[j] = x
-                    blab[j] = c
+                    bsc[j] = s
+                    blab[j] = klab[t]
                     if nb < cap:
                         nb += 1
                 order = np.argsort(blab[:cap]) if cap > 24 else _small_order(blab, cap)
@@ -794,65 +846,36 @@ def _propagate(
                     klab[t] = blab[order[t]]
                     ksc[t] = bsc[order[t]]
                 m = cap
-            else:
-                touched[:m].sort()
+            total = 0.0
+            for t in range(m):
+                total += ksc[t]
+            same = (pfin[v] - pbeg[v]) == m
+            if same:
                 for t in range(m):
-                    c = touched[t]
-                    klab[t] = c
-                    ksc[t] = score[c]
-                    score[c] = 0.0
-        if cap > 0 and m > cap:
-            # highest scores, ties to the smaller label: klab ascends, so a later label
-            # displaces only on a strictly higher score
-            nb = 0
-            for t in range(m):
-                s = ksc[t]
-                if nb == cap and s <= bsc[nb - 1]:
-                    continue
-                j = nb if nb < cap else cap - 1
-                while j > 0 and bsc[j - 1] < s:
-                    bsc[j] = bsc[j - 1]
-                    blab[j] = blab[j - 1]
-                    j -= 1
-                bsc[j] = s
-                blab[j] = klab[t]
-                if nb < cap:
-                    nb += 1
-            order = np.argsort(blab[:cap]) if cap > 24 else _small_order(blab, cap)
-            for t in range(cap):
-                klab[t] = blab[order[t]]
-                ksc[t] = bsc[order[t]]
-            m = cap
-        total = 0.0
-        for t in range(m):
-            total += ksc[t]
-        same = (pfin[v] - pbeg[v]) == m
-        if same:
-            for t in range(m):
-                q = pbeg[v] + t
-                if plab[q] != klab[t] or pcoef[q] != ksc[t] / total:
-                    same = False
-                    break
-        if full or not same:
-            if out + m > out_cap:
-                out_cap = max(2 * out_cap, out + m)
-                olab, ocoef = _grow(olab, ocoef, out, out_cap)
-            for t in range(m):
-                olab[out + t] = klab[t]
-                ocoef[out + t] = ksc[t] / total
-            if e - a == 1 and fin[indices[a]] - beg[indices[a]] > _MEMO:
-                memo[indices[a]] = out
-                memo_m[indices[a]] = m
-                memo_used[nmemo] = indices[a]
-                nmemo += 1
-            out += m
-            cnt[v - lo if full else nch] = m
-        if not same:
-            ids[nch] = v
-            nch += 1
+                    q = pbeg[v] + t
+                    if plab[q] != klab[t] or pcoef[q] != ksc[t] / total:
+                        same = False
+                        break
+            if full or not same:
+                if out + m > out_cap:
+                    out_cap = max(2 * out_cap, out + m)
+                    olab, ocoef = _grow(olab, ocoef, out, out_cap)
+                for t in range(m):
+                    olab[out + t] = klab[t]
+                    ocoef[out + t] = ksc[t] / total
+                if e - a == 1 and fin[indices[a]] - beg[indices[a]] > _MEMO:
+                    memo[indices[a]] = out
+                    memo_m[indices[a]] = m
+                    memo_used[nmemo] = indices[a]
+                    nmemo += 1
+                out += m
+                cnt[nv if full else nch] = m
+            if not same:
+                ids[nch] = v
+                nch += 1
     for t in range(nmemo):  # leave the memo all -1 for the next superstep
         memo[memo_used[t]] = -1
-    ncnt = hi - lo if full else nch
+    ncnt = size if full else nch
     return ids[:nch].copy(), cnt[:ncnt].copy(), olab[:out].copy(), ocoef[:out].copy()
 
 
@@ -965,16 +988,26 @@ def _patch_kernel(beg, fin, room, lab, coef, used, ids, ccnt, clab, ccoef):
 
 
 @njit(**NUMBA_FLAGS)
-def _gather_rows(beg, fin, lab, coef, lo, hi):
-    """Vertices lo..hi-1's sets as CSR: (ptr from 0, labels, coefficients)."""
-    ptr = np.zeros(hi - lo + 1, dtype=np.int64)
-    for v in range(lo, hi):
-        ptr[v - lo + 1] = ptr[v - lo] + fin[v] - beg[v]
-    olab = np.empty(ptr[hi - lo], dtype=np.int32)
-    ocoef = np.empty(ptr[hi - lo], dtype=np.float64)
-    for v in range(lo, hi):
-        olab[ptr[v - lo] : ptr[v - lo + 1]] = lab[beg[v] : fin[v]]
-        ocoef[ptr[v - lo] : ptr[v - lo + 1]] = coef[beg[v] : fin[v]]
+def _gather_rows(beg, fin, lab, coef, starts, ends):
+    """The sets of the vertices in chunks starts[i]..ends[i]-1, in order, as CSR (ptr
+    from 0, labels, coefficients)."""
+    size = 0
+    for ci in range(starts.shape[0]):
+        size += ends[ci] - starts[ci]
+    ptr = np.zeros(size + 1, dtype=np.int64)
+    k = 0
+    for ci in range(starts.shape[0]):
+        for v in range(starts[ci], ends[ci]):
+            ptr[k + 1] = ptr[k] + fin[v] - beg[v]
+            k += 1
+    olab = np.empty(ptr[size], dtype=np.int32)
+    ocoef = np.empty(ptr[size], dtype=np.float64)
+    k = 0
+    for ci in range(starts.shape[0]):
+        for v in range(starts[ci], ends[ci]):
+            olab[ptr[k] : ptr[k + 1]] = lab[beg[v] : fin[v]]
+            ocoef[ptr[k] : ptr[k + 1]] = coef[beg[v] : fin[v]]
+            k += 1
     return ptr, olab, ocoef
 
 
@@ -985,7 +1018,8 @@ def _patch(state, ids, ccnt, clab, ccoef):
     live += delta
     if used > 2 * live + _SLACK:
         n = beg.shape[0]
-        ptr, lab, coef = _gather_rows(beg, fin, lab, coef, 0, n)
+        whole = np.array([0], dtype=np.int64), np.array([n], dtype=np.int64)
+        ptr, lab, coef = _gather_rows(beg, fin, lab, coef, *whole)
         return _compact_state(np.diff(ptr), lab, coef)
     return [beg, fin, room, lab, coef, used, live]
 
@@ -1005,35 +1039,76 @@ def _range_cut(indptr, parts, part, alpha):
     return lo
 
 
+# chunks per peer: peers take every parts-th chunk, so the heavy region that breadth-first
+# numbering puts first (a hub's neighbourhood) is shared out instead of landing on peer 0
+_CHUNKS_PER_PEER = 64
+
+
+def _chunks(indptr, parts):
+    """(starts, ends) of ``_CHUNKS_PER_PEER * parts`` chunks balanced on ``2 * vertices +
+    edges``; chunk k belongs to peer ``k % parts``."""
+    k = _CHUNKS_PER_PEER * parts
+    cuts = np.array([_range_cut(indptr, k, i, 2.0) for i in range(1, k)], dtype=np.int64)
+    n = indptr.shape[0] - 1
+    return np.concatenate([[0], cuts]), np.concatenate([cuts, [n]])
+
+
+def _assemble(pieces, starts, ends, parts):
+    """(counts, labels, coefficients) in vertex order from every peer's sets of all its
+    vertices, ``pieces[p] = (counts, labels, coefficients)`` over peer p's chunks."""
+    if parts == 1:
+        return pieces[0]
+    vcut = [
+        np.concatenate([[0], np.cumsum(ends[p::parts] - starts[p::parts])]) for p in range(parts)
+    ]
+    ecut = [np.concatenate([[0], np.cumsum(pc[0])]) for pc in pieces]
+    out = ([], [], [])
+    for k in range(starts.shape[0]):
+        p, j = k % parts, k // parts
+        v0, v1 = vcut[p][j], vcut[p][j + 1]
+        e0, e1 = ecut[p][v0], ecut[p][v1]
+        out[0].append(pieces[p][0][v0:v1])
+        out[1].append(pieces[p][1][e0:e1])
+        out[2].append(pieces[p][2][e0:e1])
+    return tuple(np.concatenate(x) for x in out)
+
+
 @njit(**NUMBA_FLAGS)
-def _active_range(indptr, indices, lo, hi, ids, mark):
-    """active[v - lo] for v in lo..hi-1: v has a neighbour in ``ids`` (the vertices whose
-    set differs from two supersteps before). Pushes from ``ids`` when their edges are
-    fewer than the range's, else scans the range against ``mark`` (a false bool array of
-    n, left false)."""
-    active = np.zeros(hi - lo, dtype=np.bool_)
+def _active_chunks(indptr, indices, starts, ends, ids, mark):
+    """(active, count): active[v] for the vertices of the chunks: v has a neighbour in
+    ``ids`` (the vertices whose set differs from two supersteps before); count: how many
+    of them. Pushes from ``ids`` when their edges are fewer than the chunks', else scans
+    the chunks against ``mark`` (a false bool array of n, left false)."""
+    n = indptr.shape[0] - 1
+    active = np.zeros(n, dtype=np.bool_)
     work = 0
     for k in range(ids.shape[0]):
         u = ids[k]
         work += indptr[u + 1] - indptr[u]
-    if work <= indptr[hi] - indptr[lo]:
+    mine = 0
+    for ci in range(starts.shape[0]):
+        mine += indptr[ends[ci]] - indptr[starts[ci]]
+    if work <= mine:
         for k in range(ids.shape[0]):
             u = ids[k]
             for q in range(indptr[u], indptr[u + 1]):
-                w = indices[q]
-                if lo <= w < hi:
-                    active[w - lo] = True
-        return active
-    for k in range(ids.shape[0]):
-        mark[ids[k]] = True
-    for v in range(lo, hi):
-        for q in range(indptr[v], indptr[v + 1]):
-            if mark[indices[q]]:
-                active[v - lo] = True
-                break
-    for k in range(ids.shape[0]):
-        mark[ids[k]] = False
-    return active
+                active[indices[q]] = True  # others' vertices too: never read
+    else:
+        for k in range(ids.shape[0]):
+            mark[ids[k]] = True
+        for ci in range(starts.shape[0]):
+            for v in range(starts[ci], ends[ci]):
+                for q in range(indptr[v], indptr[v + 1]):
+                    if mark[indices[q]]:
+                        active[v] = True
+                        break
+        for k in range(ids.shape[0]):
+            mark[ids[k]] = False
+    count = 0
+    for ci in range(starts.shape[0]):
+        for v in range(starts[ci], ends[ci]):
+            count += active[v]
+    return active, count
 
 
 def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations, show):
@@ -1049,15 +1124,16 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
     ptr, lab, coef = state
     n = indptr.shape[0] - 1
     pid, parts = peer.pid, peer.num_peers
-    lo = _range_cut(indptr, parts, pid, 2.0) if pid else 0
-    hi = _range_cut(indptr, parts, pid + 1, 2.0) if pid + 1 < parts else n
+    starts, ends = _chunks(indptr, parts)
+    mine = starts[pid::parts].copy(), ends[pid::parts].copy()
+    size = int((mine[1] - mine[0]).sum())
     score = np.zeros(num_labels, dtype=np.float64)  # 8 B per label, per peer
     touched = np.empty(num_labels, dtype=np.int32)
     rowmax = np.empty(n, dtype=np.float64)  # read only for the big sets (> _BIG entries)
     memo = np.full(n, -1, dtype=np.int64)  # the leaf memo of _propagate: 12 B per vertex
     memo_m = np.empty(n, dtype=np.int32)
     mark = np.zeros(n, dtype=np.bool_)
-    everyone = np.ones(hi - lo, dtype=np.bool_)
+    everyone = np.ones(n, dtype=np.bool_)
     # own copies: states are patched in place, and the local runtime shares the input
     cur = prev = _compact_state(np.diff(ptr), lab.copy(), coef.copy())
     largest = int(cur[2].max()) if n else 0  # a bound on the largest set
@@ -1070,15 +1146,18 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
     diff = None
     for it in range(max_iterations):
         # the first two supersteps have no state two supersteps back: all are active
-        active = everyone if it < 2 else _active_range(indptr, indices, lo, hi, diff, mark)
-        # while most vertices differ (early supersteps), ship whole ranges and
-        # concatenate them: no patching pass; the choice uses the global count of the
-        # last superstep, so every peer makes the same one
+        if it < 2:
+            active, count = everyone, size
+        else:
+            active, count = _active_chunks(indptr, indices, *mine, diff, mark)
+        active_per_step.append(int(count))
+        # while most vertices differ (early supersteps), ship every vertex's set and
+        # build a fresh state: no patching pass; the choice uses the global count of
+        # the last superstep, so every peer makes the same one
         full = 2 * last_changed > n
-        active_per_step.append(int(hi - lo) if it < 2 else int(np.count_nonzero(active)))
         msg = _propagate(
             indptr, indices, cur[0], cur[1], cur[3], cur[4], prev[0], prev[1], prev[3],
-            prev[4], active, lo, hi, b, cap, score, touched, rowmax, memo, memo_m,
+            prev[4], active, *mine, b, cap, score, touched, rowmax, memo, memo_m,
             largest > _BIG, full,
         )  # fmt: skip
         for q in range(parts):
@@ -1086,7 +1165,14 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
                 peer.send(q, a)
         peer.sync()
         got = [a for _, a in peer.messages()]  # 4 arrays per peer, peers in order
-        ids, ccnt, clab, ccoef = (np.concatenate(got[i::4]) for i in range(4)) if parts > 1 else got
+        ids = np.concatenate(got[0::4]) if parts > 1 else got[0]
+        if full:  # every vertex's set, by chunk: into vertex order
+            pieces = [got[4 * q + 1 : 4 * q + 4] for q in range(parts)]
+            ccnt, clab, ccoef = _assemble(pieces, starts, ends, parts)
+        else:  # the changed vertices' sets, in the order of ids
+            ccnt, clab, ccoef = (
+                np.concatenate(got[i::4]) if parts > 1 else got[i] for i in (1, 2, 3)
+            )
         last_changed = int(ids.shape[0])
         changed_per_step.append(last_changed)
         if show is not None and pid == 0:
@@ -1105,8 +1191,8 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
         cnt_prev, cnt = cnt, new_cnt
         diff = ids
         del msg, got, ccnt, clab, ccoef, new
-    rows = _gather_rows(cur[0], cur[1], cur[3], cur[4], lo, hi)
-    return (lo, hi, *rows, converged, changed_per_step, active_per_step)
+    ptr, lab, coef = _gather_rows(cur[0], cur[1], cur[3], cur[4], *mine)
+    return (np.diff(ptr), lab, coef), converged, changed_per_step, active_per_step
 
 
 # --------------------------------------------------------------------------- post-processing
@@ -1422,13 +1508,12 @@ def bmlpa(
                 show.close()
         rows = res.results
         stats = res.stats
-        converged, changed = rows[0][5], rows[0][6]
-        active = [int(x) for x in np.sum([r[7] for r in rows], axis=0)]
-        # each peer's range, in peer order, covers 0..n-1: chain the local offsets
-        base = np.cumsum([0] + [int(r[2][-1]) for r in rows])
-        ptr = np.concatenate([[0]] + [r[2][1:] + base[i] for i, r in enumerate(rows)])
-        lab = np.concatenate([r[3] for r in rows])
-        coef = np.concatenate([r[4] for r in rows])
+        converged, changed = rows[0][1], rows[0][2]
+        active = [int(x) for x in np.sum([r[3] for r in rows], axis=0)]
+        parts = len(rows)
+        counts, lab, coef = _assemble([r[0] for r in rows], *_chunks(lip, parts), parts)
+        ptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(counts, out=ptr[1:])
         rank = np.empty(n, dtype=np.int64)
         rank[order] = np.arange(n)
         ptr, lab, coef = _in_order(ptr, lab, coef, rank)  # back to the input's numbering
