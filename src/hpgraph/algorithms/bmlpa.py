@@ -42,19 +42,20 @@ would list one whole label vector per edge: at ``b = 0.05`` with 20 (label, coef
 slots that is 20M stored edges x 240 B = 4.8 GB per superstep on the 8M-vertex / 10M-edge
 mention graph. Here propagation runs on a breadth-first renumbering of the simple view
 (:func:`locality_view`: neighbours read are near in memory; sums and label ids are
-unchanged, so sets are bit-identical); each peer owns a vertex range (balanced on
-edges); the state is an arena of label entries with per-vertex slots (24 B per vertex +
-12 B per entry), patched in place; each superstep a peer recomputes only the vertices
-with a neighbour whose set differs from two supersteps back (the period-2 swing of
-synchronous propagation: otherwise v's new set is its own of two supersteps back), with
-no allocation per vertex (degree-1 vertices copy their neighbour's set, reused across
-the leaves of one vertex; small vertices merge their neighbours' sets in a buffer; a
-vertex next to *big* sets scores only its small neighbours' labels when a bound proves
-the others below the threshold; others use a dense score array) and sends the sets that
-differ from two supersteps back to every peer (by reference on the local runtime, one
-``alltoall`` on MPI), or whole ranges while most vertices differ; every peer patches
-its state and applies the stop rule from the same data, so no extra collective is
-needed. See ``docs/algorithms/bmlpa.md`` for the bytes and the measurements.
+unchanged, so sets are bit-identical); each peer owns every P-th of 64 P vertex chunks
+(balanced on edges, interleaved so the hub region is shared); the state is an arena of
+label entries with per-vertex slots (24 B per vertex + 12 B per entry), patched in
+place; each superstep a peer recomputes only the vertices with a neighbour whose set
+differs from two supersteps back (the period-2 swing of synchronous propagation:
+otherwise v's new set is its own of two supersteps back), with no allocation per vertex
+(degree-1 vertices copy their neighbour's set, reused across the leaves of one vertex;
+small vertices merge their neighbours' sets in a buffer; a vertex next to *big* sets
+scores only its small neighbours' labels when a bound proves the others below the
+threshold; others use a dense score array) and sends the sets that differ from two
+supersteps back to every peer (by reference on the local runtime, one ``alltoall`` on
+MPI), or whole ranges while most vertices differ; every peer patches its state and
+applies the stop rule from the same data, so no extra collective is needed. See
+``docs/algorithms/bmlpa.md`` for the bytes and the measurements.
 
 ``max_labels`` (not in the paper, off by default) keeps at most that many labels per vertex
 (highest scores, ties to the smaller label id). Exact BMLPA on graphs with huge stars is
@@ -669,7 +670,9 @@ def _propagate(
             nv += 1
             a = indptr[v]
             e = indptr[v + 1]
-            if not active[v]:  # no neighbour differs from two supersteps ago: nor does v
+            # no neighbour differs from two supersteps ago, so neither does v; an isolated
+            # vertex keeps its labels: either way, its set of the state before source
+            if not active[v] or a == e:
                 if full:
                     m = pfin[v] - pbeg[v]
                     if out + m > out_cap:
@@ -677,17 +680,6 @@ def _propagate(
                         olab, ocoef = _grow(olab, ocoef, out, out_cap)
                     olab[out : out + m] = plab[pbeg[v] : pfin[v]]
                     ocoef[out : out + m] = pcoef[pbeg[v] : pfin[v]]
-                    out += m
-                    cnt[nv] = m
-                continue
-            if a == e:  # isolated: keeps its labels
-                if full:
-                    m = fin[v] - beg[v]
-                    if out + m > out_cap:
-                        out_cap = max(2 * out_cap, out + m)
-                        olab, ocoef = _grow(olab, ocoef, out, out_cap)
-                    olab[out : out + m] = lab[beg[v] : fin[v]]
-                    ocoef[out : out + m] = coef[beg[v] : fin[v]]
                     out += m
                     cnt[nv] = m
                 continue
@@ -1160,6 +1152,8 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
             prev[4], active, *mine, b, cap, score, touched, rowmax, memo, memo_m,
             largest > _BIG, full,
         )  # fmt: skip
+        if full:  # the state before source is not needed to build a fresh one: free it
+            prev = None
         for q in range(parts):
             for a in msg:
                 peer.send(q, a)
