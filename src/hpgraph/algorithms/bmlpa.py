@@ -44,7 +44,7 @@ mention graph. Here propagation runs on a breadth-first renumbering of the simpl
 (:func:`locality_view`: neighbours read are near in memory; sums and label ids are
 unchanged, so sets are bit-identical); each peer owns every P-th of 64 P vertex chunks
 (balanced on edges, interleaved so the hub region is shared); the state is an arena of
-label entries with per-vertex slots (24 B per vertex + 12 B per entry), patched in
+label entries with per-vertex slots (20 B per vertex + 12 B per entry), patched in
 place; each superstep a peer recomputes only the vertices with a neighbour whose set
 differs from two supersteps back (the period-2 swing of synchronous propagation:
 otherwise v's new set is its own of two supersteps back), with no allocation per vertex
@@ -951,7 +951,7 @@ def _compact_state(ccnt, clab, ccoef):
     fin = np.cumsum(ccnt)
     beg = fin - ccnt
     live = int(fin[-1]) if fin.shape[0] else 0
-    return [beg, fin, ccnt.copy(), clab, ccoef, live, live]
+    return [beg, fin, ccnt.astype(np.int32), clab, ccoef, live, live]
 
 
 @njit(**NUMBA_FLAGS)
