@@ -216,20 +216,17 @@ def _bfs_order(indptr, indices, first):
 
 
 @njit(**NUMBA_FLAGS)
-def _rows_in_order(ptr, vals, order):
-    """CSR whose row i is row ``order[i]``."""
+def _rows_in_order(beg, fin, vals, order):
+    """CSR whose row i is ``vals[beg[order[i]]:fin[order[i]]]``: (ptr from 0, values)."""
     m = order.shape[0]
     out_ptr = np.zeros(m + 1, dtype=np.int64)
     for i in range(m):
         v = order[i]
-        out_ptr[i + 1] = out_ptr[i] + ptr[v + 1] - ptr[v]
+        out_ptr[i + 1] = out_ptr[i] + fin[v] - beg[v]
     out = np.empty(out_ptr[m], dtype=vals.dtype)
     for i in range(m):
         v = order[i]
-        o = out_ptr[i]
-        for k in range(ptr[v], ptr[v + 1]):
-            out[o] = vals[k]
-            o += 1
+        out[out_ptr[i] : out_ptr[i + 1]] = vals[beg[v] : fin[v]]
     return out_ptr, out
 
 
@@ -252,7 +249,7 @@ def locality_view(graph):
         order = _bfs_order(ip, ix, first)
         rank = np.empty(n, dtype=ix.dtype)
         rank[order] = np.arange(n, dtype=ix.dtype)
-        pip, pix = _rows_in_order(ip, ix, order)
+        pip, pix = _rows_in_order(ip[:-1], ip[1:], ix, order)
         pix = rank[pix]  # renamed, in the same order
         for a in (order, pip, pix):
             a.flags.writeable = False
@@ -562,18 +559,12 @@ def _bounded_scores(indptr, indices, beg, fin, lab, coef, v, b, rowmax, score, t
             for q in range(r0, r1):
                 score[lab[q]] += coef[q]
         else:
+            row = lab[r0:r1]  # sorted by label
             for t in range(nt):
                 c = touched[t]
-                x = r0
-                y = r1
-                while x < y:
-                    mid = (x + y) >> 1
-                    if lab[mid] < c:
-                        x = mid + 1
-                    else:
-                        y = mid
-                if x < r1 and lab[x] == c:
-                    score[c] += coef[x]
+                x = np.searchsorted(row, c)
+                if x < row.shape[0] and row[x] == c:
+                    score[c] += coef[r0 + x]
     mx = 0.0
     for t in range(nt):
         mx = max(mx, score[touched[t]])
@@ -642,9 +633,8 @@ def _propagate(
     size = 0
     for ci in range(starts.shape[0]):
         size += ends[ci] - starts[ci]
-    out_cap = max(64, 2 * size)  # grown by doubling
-    olab = np.empty(out_cap, dtype=np.int32)
-    ocoef = np.empty(out_cap, dtype=np.float64)
+    olab = np.empty(max(64, 2 * size), dtype=np.int32)  # grown by doubling
+    ocoef = np.empty(olab.shape[0], dtype=np.float64)
     ids = np.empty(size, dtype=np.int32)
     cnt = np.empty(size, dtype=np.int64)
     klab = np.empty(touched.shape[0], dtype=np.int32)  # the kept set, by label
@@ -675,9 +665,8 @@ def _propagate(
             if not active[v] or a == e:
                 if full:
                     m = pfin[v] - pbeg[v]
-                    if out + m > out_cap:
-                        out_cap = max(2 * out_cap, out + m)
-                        olab, ocoef = _grow(olab, ocoef, out, out_cap)
+                    if out + m > olab.shape[0]:  # grow by doubling
+                        olab, ocoef = _grow(olab, ocoef, out, max(2 * olab.shape[0], out + m))
                     olab[out : out + m] = plab[pbeg[v] : pfin[v]]
                     ocoef[out : out + m] = pcoef[pbeg[v] : pfin[v]]
                     out += m
@@ -695,20 +684,12 @@ def _propagate(
                 # in this superstep: the same set, bit for bit, so copy it
                 o = memo[indices[a]]
                 m = memo_m[indices[a]]
-                same = (pfin[v] - pbeg[v]) == m
-                if same:
-                    for t in range(m):
-                        q = pbeg[v] + t
-                        if plab[q] != olab[o + t] or pcoef[q] != ocoef[o + t]:
-                            same = False
-                            break
+                same = _same_set(pbeg, pfin, plab, pcoef, v, olab, ocoef, o, m)
                 if full or not same:
-                    if out + m > out_cap:
-                        out_cap = max(2 * out_cap, out + m)
-                        olab, ocoef = _grow(olab, ocoef, out, out_cap)
-                    for t in range(m):
-                        olab[out + t] = olab[o + t]
-                        ocoef[out + t] = ocoef[o + t]
+                    if out + m > olab.shape[0]:  # grow by doubling
+                        olab, ocoef = _grow(olab, ocoef, out, max(2 * olab.shape[0], out + m))
+                    olab[out : out + m] = olab[o : o + m]  # o + m <= out: no overlap
+                    ocoef[out : out + m] = ocoef[o : o + m]
                     out += m
                     cnt[nv if full else nch] = m
                 if not same:
@@ -841,20 +822,14 @@ def _propagate(
             total = 0.0
             for t in range(m):
                 total += ksc[t]
-            same = (pfin[v] - pbeg[v]) == m
-            if same:
-                for t in range(m):
-                    q = pbeg[v] + t
-                    if plab[q] != klab[t] or pcoef[q] != ksc[t] / total:
-                        same = False
-                        break
+            for t in range(m):
+                ksc[t] = ksc[t] / total
+            same = _same_set(pbeg, pfin, plab, pcoef, v, klab, ksc, 0, m)
             if full or not same:
-                if out + m > out_cap:
-                    out_cap = max(2 * out_cap, out + m)
-                    olab, ocoef = _grow(olab, ocoef, out, out_cap)
-                for t in range(m):
-                    olab[out + t] = klab[t]
-                    ocoef[out + t] = ksc[t] / total
+                if out + m > olab.shape[0]:  # grow by doubling
+                    olab, ocoef = _grow(olab, ocoef, out, max(2 * olab.shape[0], out + m))
+                olab[out : out + m] = klab[:m]
+                ocoef[out : out + m] = ksc[:m]
                 if e - a == 1 and fin[indices[a]] - beg[indices[a]] > _MEMO:
                     memo[indices[a]] = out
                     memo_m[indices[a]] = m
@@ -869,6 +844,18 @@ def _propagate(
         memo[memo_used[t]] = -1
     ncnt = size if full else nch
     return ids[:nch].copy(), cnt[:ncnt].copy(), olab[:out].copy(), ocoef[:out].copy()
+
+
+@njit(**NUMBA_FLAGS)
+def _same_set(pbeg, pfin, plab, pcoef, v, lab, coef, o, m):
+    """Whether v's set in the state (pbeg, pfin, plab, pcoef) is lab/coef[o:o+m]."""
+    if pfin[v] - pbeg[v] != m:
+        return False
+    for t in range(m):
+        q = pbeg[v] + t
+        if plab[q] != lab[o + t] or pcoef[q] != coef[o + t]:
+            return False
+    return True
 
 
 @njit(**NUMBA_FLAGS)
@@ -979,41 +966,23 @@ def _patch_kernel(beg, fin, room, lab, coef, used, ids, ccnt, clab, ccoef):
     return lab, coef, used, delta
 
 
-@njit(**NUMBA_FLAGS)
-def _gather_rows(beg, fin, lab, coef, starts, ends):
-    """The sets of the vertices in chunks starts[i]..ends[i]-1, in order, as CSR (ptr
-    from 0, labels, coefficients)."""
-    size = 0
-    for ci in range(starts.shape[0]):
-        size += ends[ci] - starts[ci]
-    ptr = np.zeros(size + 1, dtype=np.int64)
-    k = 0
-    for ci in range(starts.shape[0]):
-        for v in range(starts[ci], ends[ci]):
-            ptr[k + 1] = ptr[k] + fin[v] - beg[v]
-            k += 1
-    olab = np.empty(ptr[size], dtype=np.int32)
-    ocoef = np.empty(ptr[size], dtype=np.float64)
-    k = 0
-    for ci in range(starts.shape[0]):
-        for v in range(starts[ci], ends[ci]):
-            olab[ptr[k] : ptr[k + 1]] = lab[beg[v] : fin[v]]
-            ocoef[ptr[k] : ptr[k + 1]] = coef[beg[v] : fin[v]]
-            k += 1
-    return ptr, olab, ocoef
+def _gather_rows(state, order):
+    """The sets of vertices ``order`` (in that order) of a state, as CSR (ptr from 0,
+    labels, coefficients)."""
+    beg, fin, _, lab, coef = state[:5]
+    ptr, glab = _rows_in_order(beg, fin, lab, order)
+    return ptr, glab, _rows_in_order(beg, fin, coef, order)[1]
 
 
 def _patch(state, ids, ccnt, clab, ccoef):
     """``state`` with new sets for ``ids``, in place (compacted when half is dead)."""
     beg, fin, room, lab, coef, used, live = state
     lab, coef, used, delta = _patch_kernel(beg, fin, room, lab, coef, used, ids, ccnt, clab, ccoef)
-    live += delta
-    if used > 2 * live + _SLACK:
-        n = beg.shape[0]
-        whole = np.array([0], dtype=np.int64), np.array([n], dtype=np.int64)
-        ptr, lab, coef = _gather_rows(beg, fin, lab, coef, *whole)
+    state = [beg, fin, room, lab, coef, used, live + delta]
+    if used > 2 * state[6] + _SLACK:
+        ptr, lab, coef = _gather_rows(state, np.arange(beg.shape[0]))
         return _compact_state(np.diff(ptr), lab, coef)
-    return [beg, fin, room, lab, coef, used, live]
+    return state
 
 
 @njit(**NUMBA_FLAGS)
@@ -1118,7 +1087,8 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
     pid, parts = peer.pid, peer.num_peers
     starts, ends = _chunks(indptr, parts)
     mine = starts[pid::parts].copy(), ends[pid::parts].copy()
-    size = int((mine[1] - mine[0]).sum())
+    own = np.concatenate([np.arange(a, e) for a, e in zip(*mine, strict=True)])  # my vertices
+    size = own.shape[0]
     score = np.zeros(num_labels, dtype=np.float64)  # 8 B per label, per peer
     touched = np.empty(num_labels, dtype=np.int32)
     rowmax = np.empty(n, dtype=np.float64)  # read only for the big sets (> _BIG entries)
@@ -1185,7 +1155,7 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
         cnt_prev, cnt = cnt, new_cnt
         diff = ids
         del msg, got, ccnt, clab, ccoef, new
-    ptr, lab, coef = _gather_rows(cur[0], cur[1], cur[3], cur[4], *mine)
+    ptr, lab, coef = _gather_rows(cur, own)
     return (np.diff(ptr), lab, coef), converged, changed_per_step, active_per_step
 
 
@@ -1439,8 +1409,7 @@ def _check(b, p, max_labels, max_iterations, threads):
 
 def _in_order(ptr, lab, coef, order):
     """The sets (CSR) with row i taken from row ``order[i]``."""
-    nptr, nlab = _rows_in_order(ptr, lab, order)
-    return nptr, nlab, _rows_in_order(ptr, coef, order)[1]
+    return _gather_rows([ptr[:-1], ptr[1:], None, lab, coef], order)
 
 
 def bmlpa(
