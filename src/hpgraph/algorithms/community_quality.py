@@ -111,43 +111,33 @@ def _pair_keys(xv, xc, yv, yc, k2):
     """kx * k2 + ky for every vertex in both a community kx of X and ky of Y (inputs
     sorted by vertex)."""
     total = 0
-    i = j = 0
-    while i < xv.shape[0] and j < yv.shape[0]:
-        if xv[i] < yv[j]:
-            i += 1
-        elif xv[i] > yv[j]:
-            j += 1
-        else:
-            v = xv[i]
-            i2 = i
-            while i2 < xv.shape[0] and xv[i2] == v:
-                i2 += 1
-            j2 = j
-            while j2 < yv.shape[0] and yv[j2] == v:
-                j2 += 1
-            total += (i2 - i) * (j2 - j)
-            i, j = i2, j2
-    out = np.empty(total, dtype=np.int64)
-    t = 0
-    i = j = 0
-    while i < xv.shape[0] and j < yv.shape[0]:
-        if xv[i] < yv[j]:
-            i += 1
-        elif xv[i] > yv[j]:
-            j += 1
-        else:
-            v = xv[i]
-            i2 = i
-            while i2 < xv.shape[0] and xv[i2] == v:
-                i2 += 1
-            j2 = j
-            while j2 < yv.shape[0] and yv[j2] == v:
-                j2 += 1
-            for a in range(i, i2):
-                for b in range(j, j2):
-                    out[t] = xc[a] * k2 + yc[b]
-                    t += 1
-            i, j = i2, j2
+    out = np.empty(0, dtype=np.int64)
+    for fill in range(2):  # count the pairs, then write them
+        if fill:
+            out = np.empty(total, dtype=np.int64)
+        t = 0
+        i = j = 0
+        while i < xv.shape[0] and j < yv.shape[0]:
+            if xv[i] < yv[j]:
+                i += 1
+            elif xv[i] > yv[j]:
+                j += 1
+            else:
+                v = xv[i]
+                i2 = i
+                while i2 < xv.shape[0] and xv[i2] == v:
+                    i2 += 1
+                j2 = j
+                while j2 < yv.shape[0] and yv[j2] == v:
+                    j2 += 1
+                if fill:
+                    for a in range(i, i2):
+                        for b in range(j, j2):
+                            out[t] = xc[a] * k2 + yc[b]
+                            t += 1
+                else:
+                    total += (i2 - i) * (j2 - j)
+                i, j = i2, j2
     return out
 
 
