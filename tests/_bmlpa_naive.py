@@ -1,9 +1,10 @@
 """A slow, obviously-correct BMLPA in plain Python (dicts and sets), for the tests.
 
 It follows the paper's pseudo-code step by step on a NetworkX graph: rough cores, the
-balanced update, the mc/Count/Id stop rule, removal of nested communities and the split
-into connected pieces. It returns the cover as a set of (frozenset(members),
-frozenset((vertex, rounded coefficient))) so that community numbering does not matter.
+balanced update, the seed's update-rate stop rule or the paper's mc/Count/Id one, removal
+of nested communities and the split into connected pieces. It returns the cover as a set
+of (frozenset(members), frozenset((vertex, rounded coefficient))) so that community
+numbering does not matter.
 """
 
 from __future__ import annotations
@@ -63,12 +64,22 @@ def count(lab):
     return out
 
 
-def bmlpa_naive(G: nx.Graph, b, initial, max_iterations=100, cap=None):
-    """``initial``: {vertex: {label: coefficient}}."""
-    source = initial
+def bmlpa_naive(G: nx.Graph, b, initial, max_iterations=100, cap=None, tolerance=0.001):
+    """``initial``: {vertex: {label: coefficient}}. ``tolerance``: the seed's update-rate
+    rule (stop, keeping ``dest``, once fewer than ``tolerance * n`` vertices hold a set
+    that differs from the one two supersteps back, or none does); ``None``: the paper's
+    counts rule (stop keeping ``source``)."""
+    source = before = initial
     old_min = None
+    n = G.number_of_nodes()
     for _ in range(max_iterations):
         dest = propagate(G, source, b, cap)
+        if tolerance is not None:
+            changed = sum(dest[v] != before[v] for v in G)
+            before, source = source, dest
+            if changed == 0 or changed < tolerance * n:
+                break
+            continue
         cs, cd = count(source), count(dest)
         if set(cs) == set(cd):
             mn = {c: min(cs[c], cd[c]) for c in cs}
@@ -104,9 +115,30 @@ def bmlpa_naive(G: nx.Graph, b, initial, max_iterations=100, cap=None):
     for v, ls in merged.items():
         for c in ls:
             comms.setdefault(c, set()).add(v)
-    cover = set()
+    pieces = []  # (smallest member, label, members, {vertex: coefficient})
     for c, members in comms.items():
         for piece in nx.connected_components(G.subgraph(members)):
-            coefs = frozenset((v, round(merged[v][c], 9)) for v in piece)
-            cover.add((frozenset(piece), coefs))
+            pieces.append((min(piece), c, set(piece), {v: merged[v][c] for v in piece}))
+    pieces.sort(key=lambda p: (p[0], p[1]))
+    # a piece equal to or inside another merges into the smallest one containing it
+    # (equal: the earlier one); chains are followed
+    target = {}
+    for i, (_, _, a, _) in enumerate(pieces):
+        sup = [
+            j
+            for j, (_, _, bb, _) in enumerate(pieces)
+            if j != i and a <= bb and (len(bb) > len(a) or j < i)
+        ]
+        if sup:
+            target[i] = min(sup, key=lambda j: (len(pieces[j][2]), j))
+    for i in target:
+        r = i
+        while r in target:
+            r = target[r]
+        for v, w in pieces[i][3].items():
+            pieces[r][3][v] += w
+    cover = set()
+    for i, (_, _, members, coef) in enumerate(pieces):
+        if i not in target:
+            cover.add((frozenset(members), frozenset((v, round(coef[v], 9)) for v in members)))
     return cover

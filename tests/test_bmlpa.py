@@ -295,6 +295,10 @@ def test_bad_arguments():
         ({"seed": -1}, "seed"),
         ({"initial": "no-such-file.txt"}, "no-such-file"),
         ({"initial": np.zeros(3, np.int64)}, "one integer label per vertex"),
+        ({"stop": "never"}, "stop"),
+        ({"tolerance": 1.0}, "tolerance"),
+        ({"tolerance": -0.1}, "tolerance"),
+        ({"stop": "counts", "tolerance": 0.1}, "stop='rate' only"),
     ]:
         with pytest.raises(InvalidArgumentError, match=match):
             bmlpa(g, **kw)
@@ -312,6 +316,54 @@ def test_alias_iterations_and_progress():
     assert r0.meta["iterations"] == 0 and r0.stats is None
     r1 = bmlpa(g, max_iterations=1)
     assert r1.meta["iterations"] == 1 and len(r1.stats.supersteps) == 1
+
+
+@pytest.mark.parametrize("shape", ["star_isolated", "random", "path", "dense"])
+def test_both_stop_rules_match_the_naive_implementation(shape):
+    g = make_shape(shape, False, False)
+    G = simple_nx(g)
+    for b in (0.05, 0.3):
+        counts = bmlpa(g, b=b, stop="counts", threads=2)
+        assert cover_of(counts) == bmlpa_naive(G, b, naive_initial(G), tolerance=None)
+        assert counts.meta["stopped_by"] in ("counts", "max_iterations")
+        for tol in (0.0, 0.05, 0.3):
+            r = bmlpa(g, b=b, tolerance=tol, threads=2)
+            assert cover_of(r) == bmlpa_naive(G, b, naive_initial(G), tolerance=tol), tol
+            rate = r.meta["update_rate"]
+            assert len(rate) == r.meta["iterations"] == len(r.meta["changed_per_iteration"])
+            if r.meta["stopped_by"] == "rate":  # stops at the first rate below tol (or 0)
+                assert rate[-1] < tol or rate[-1] == 0
+                assert all(x >= tol and x > 0 for x in rate[:-1])
+
+
+def test_rate_rule_stops_a_period_two_swing():
+    # a star swings for ever under synchronous propagation; its sets repeat every two
+    # supersteps, so the rate (against two supersteps back) falls to 0 and the rule stops
+    g = Graph.from_edges(np.zeros(6, np.int64), np.arange(1, 7), directed=False)
+    r = bmlpa(g, b=0.3, tolerance=0.0, max_iterations=50)
+    assert r.meta["stopped_by"] == "rate" and r.meta["update_rate"][-1] == 0.0
+    assert r.meta["iterations"] < 10
+
+
+def test_weighted_initial_labels():
+    # belongings start proportional to the weights (how often a user used a hashtag)
+    from hpgraph.algorithms.bmlpa import VertexLabels
+
+    g = Graph.from_edges([0, 1, 0, 2], [1, 2, 2, 3], directed=False)  # triangle + pendant
+    vl = VertexLabels(
+        np.array([0, 2, 3, 4, 4]), np.array([0, 1, 0, 1], np.int32), ["ai", "ml"],
+        np.array([3.0, 1.0, 5.0, 2.0]),
+    )  # fmt: skip
+    r = bmlpa(g, initial=vl, b=0.2, max_iterations=0)
+    rows = r.to_rows()
+    got = {
+        (int(v), r.label[c], round(float(w), 12))
+        for v, c, w in zip(rows["vertex"], rows["community"], rows["belonging"], strict=True)
+    }
+    assert got == {(0, "ai", 0.75), (0, "ml", 0.25), (1, "ai", 1.0), (2, "ml", 1.0), (3, 3, 1.0)}
+    bad = VertexLabels(vl.ptr, vl.labels, vl.names, np.array([1.0, 0.0, 1.0, 1.0]))
+    with pytest.raises(InvalidArgumentError, match="weights"):
+        bmlpa(g, initial=bad)
 
 
 def test_mention_graph_is_seeded_and_shaped():

@@ -11,6 +11,7 @@ __all__ = [
     "CACHE_DIR",
     "PR_TOLERANCE",
     "FLOAT_RTOL",
+    "BMLPA_TOLERANCE",
 ]
 
 #: Flags for every compiled kernel. nogil: the local runtime runs kernels on several
@@ -39,3 +40,8 @@ CACHE_DIR = os.environ.get(
 #: Graphalytics tolerance for PageRank/LCC/SSSP comparisons.
 FLOAT_RTOL = 1e-4
 PR_TOLERANCE = 0.0
+
+#: BMLPA's default stop rule (the seed's): stop once fewer than this share of the vertices
+#: changed their label set in a superstep (see docs/algorithms/bmlpa.md for the
+#: measurements behind the value).
+BMLPA_TOLERANCE = 0.001

@@ -30,8 +30,9 @@ graph: directions ignored, parallel edges merged, self-loops and weights dropped
 4. **Post-process**: a community that is a subset of another is merged into the smallest
    community containing it (its members' coefficients add to that one's; equal
    communities keep the smaller label id), then every community is split into its
-   connected components (in the simple view). Communities are numbered 0..K-1 in order of
-   (smallest member, label).
+   connected components (in the simple view), and a piece equal to or inside another
+   community merges into it the same way (ties: the earlier community). Communities are
+   numbered 0..K-1 in order of (smallest member, label).
 
 Why a peer-level program (``run_bsp``) and not a vertex program. A label set has no fixed
 size: ``floor(1/b)`` is **not** a bound, since only the ratio to the best score is tested
@@ -74,7 +75,7 @@ import numpy as np
 from numba import njit
 
 from hpgraph.algorithms._common import check_graph
-from hpgraph.config import DEFAULT_THREADS, NUMBA_FLAGS
+from hpgraph.config import BMLPA_TOLERANCE, DEFAULT_THREADS, NUMBA_FLAGS
 from hpgraph.engine.bsp import run_bsp
 from hpgraph.errors import GraphFormatError, InvalidArgumentError
 from hpgraph.generators._rng import check_seed, stream
@@ -384,11 +385,15 @@ def _cores(indptr, indices, seed):
 @dataclass
 class VertexLabels:
     """Initial labels per vertex (CSR by internal id): ``labels[ptr[v]:ptr[v+1]]`` index
-    ``names``. Vertices with none start with their own label."""
+    ``names``, ascending and distinct within a row. ``weights`` (optional, one positive
+    float per entry) sets the initial belongings: each row is normalised to sum 1, e.g.
+    how often a user used each hashtag; ``None`` gives a vertex with k labels 1/k each.
+    Vertices with none start with their own label."""
 
     ptr: np.ndarray
     labels: np.ndarray
     names: list = field(default_factory=list)
+    weights: np.ndarray | None = None
 
 
 def read_vertex_labels(path, graph) -> VertexLabels:
@@ -478,7 +483,7 @@ def _initial(graph, initial, seed):
 
 
 @njit(**NUMBA_FLAGS)
-def _merge_named_kernel(n, vptr, vlab):
+def _merge_named_kernel(n, vptr, vlab, vw):
     ptr = np.zeros(n + 1, dtype=np.int64)
     for v in range(n):
         ptr[v + 1] = ptr[v] + max(vptr[v + 1] - vptr[v], 1)
@@ -490,14 +495,26 @@ def _merge_named_kernel(n, vptr, vlab):
             lab[ptr[v]] = v
             coef[ptr[v]] = 1.0
         else:
+            total = 0.0
+            for t in range(k):
+                total += vw[vptr[v] + t] if vw.shape[0] else 1.0
             for t in range(k):  # named label t gets id n + t; rows are sorted already
                 lab[ptr[v] + t] = n + vlab[vptr[v] + t]
-                coef[ptr[v] + t] = 1.0 / k
+                coef[ptr[v] + t] = (vw[vptr[v] + t] if vw.shape[0] else 1.0) / total
     return ptr, lab, coef
 
 
 def _merge_named(n, vl):
-    return _merge_named_kernel(n, vl.ptr, vl.labels)
+    if vl.weights is None:
+        w = np.empty(0, dtype=np.float64)
+    else:
+        w = np.ascontiguousarray(vl.weights, dtype=np.float64)
+        if w.shape != vl.labels.shape or not (np.isfinite(w).all() and (w > 0).all()):
+            raise InvalidArgumentError(
+                f"initial label weights must be one finite positive value per label entry "
+                f"({vl.labels.shape[0]}); got shape {w.shape}"
+            )
+    return _merge_named_kernel(n, vl.ptr, vl.labels, w)
 
 
 # --------------------------------------------------------------------------- propagation
@@ -1072,7 +1089,7 @@ def _active_chunks(indptr, indices, starts, ends, ids, mark):
     return active, count
 
 
-def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations, show):
+def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations, tolerance, show):
     """The BSP program: one vertex range per peer; returns its range's final sets.
 
     Synchronous propagation swings with period 2 on bipartite pieces (stars, chains), so
@@ -1081,7 +1098,11 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
     own set of two supersteps ago (the update is a function of the neighbours' sets).
     Each superstep therefore computes ``dest`` from ``source`` for the *active* vertices
     only, and builds it by patching ``prev`` (the state before ``source``) with the sets
-    that differ from it; those vertices make the next superstep's active set."""
+    that differ from it; those vertices make the next superstep's active set.
+
+    Stop rules: ``tolerance`` None is the paper's counts rule (keeps ``source``); a number
+    is the seed's update-rate rule (keeps ``dest``): stop once fewer than ``tolerance * n``
+    vertices hold a set that differs from two supersteps back, or none does."""
     ptr, lab, coef = state
     n = indptr.shape[0] - 1
     pid, parts = peer.pid, peer.num_peers
@@ -1099,11 +1120,13 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
     # own copies: states are patched in place, and the local runtime shares the input
     cur = prev = _compact_state(np.diff(ptr), lab.copy(), coef.copy())
     largest = int(cur[2].max()) if n else 0  # a bound on the largest set
-    cnt = cnt_prev = _count_labels(lab, num_labels)
-    old_min = np.zeros(num_labels, dtype=np.int32)
+    if tolerance is None:  # the counts rule's label counts: 12 B per label
+        cnt = cnt_prev = _count_labels(lab, num_labels)
+        old_min = np.zeros(num_labels, dtype=np.int32)
     changed_per_step = []
     active_per_step = []  # this peer's recomputed vertices
-    converged = False
+    stopped = "max_iterations"
+    counts_rule = tolerance is None
     last_changed = n
     diff = None
     for it in range(max_iterations):
@@ -1141,22 +1164,27 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
         changed_per_step.append(last_changed)
         if show is not None and pid == 0:
             show(it + 1, last_changed, cur[6])
-        if full:
-            new_cnt = _count_labels(clab, num_labels)
-        else:
-            new_cnt = _counts_after(cnt_prev, prev[0], prev[1], prev[3], ids, ccnt, clab)
-        if _stop_rule(cnt, new_cnt, old_min, it > 0):
-            converged = True
-            break
+        if counts_rule:
+            if full:
+                new_cnt = _count_labels(clab, num_labels)
+            else:
+                new_cnt = _counts_after(cnt_prev, prev[0], prev[1], prev[3], ids, ccnt, clab)
+            if _stop_rule(cnt, new_cnt, old_min, it > 0):
+                stopped = "counts"
+                break
         if ccnt.shape[0]:
             largest = max(int(ccnt.max()), 0 if full else largest)
         new = _compact_state(ccnt, clab, ccoef) if full else _patch(prev, ids, ccnt, clab, ccoef)
         prev, cur = cur, new
-        cnt_prev, cnt = cnt, new_cnt
+        if counts_rule:
+            cnt_prev, cnt = cnt, new_cnt
         diff = ids
         del msg, got, ccnt, clab, ccoef, new
+        if not counts_rule and (last_changed == 0 or last_changed < tolerance * n):
+            stopped = "rate"
+            break
     ptr, lab, coef = _gather_rows(cur, own)
-    return (np.diff(ptr), lab, coef), converged, changed_per_step, active_per_step
+    return (np.diff(ptr), lab, coef), stopped, changed_per_step, active_per_step
 
 
 # --------------------------------------------------------------------------- post-processing
@@ -1352,6 +1380,20 @@ def _postprocess(indptr, indices, ptr, lab, coef, num_labels):
     if nested:
         ptr, lab, coef = _relabel(ptr, lab, coef, target)
     comm, coef, sizes, origin = _split(indptr, indices, ptr, lab, coef)
+    # a split piece can equal or lie inside another community (a path's swinging labels
+    # leave two labels on one vertex): merge those the same way. Merging adds no member,
+    # so every community stays connected; survivors keep their order.
+    cptr, cmem = _members(ptr, comm, sizes.shape[0])
+    target = _nested_targets(ptr, comm, cptr, cmem)
+    del cptr, cmem
+    inside = int((target >= 0).sum())
+    if inside:
+        ptr, comm, coef = _relabel(ptr, comm, coef, target)
+        keep = target < 0
+        comm = (np.cumsum(keep) - 1)[comm]
+        sizes = np.bincount(comm, minlength=int(keep.sum())).astype(sizes.dtype)
+        origin = origin[keep]
+        nested += inside
     return ptr, comm, coef, sizes, origin, nested
 
 
@@ -1407,6 +1449,28 @@ def _check(b, p, max_labels, max_iterations, threads):
     return float(b)
 
 
+_STOP_RULES = ("rate", "counts")
+
+
+def _check_stop(stop, tolerance):
+    """The update-rate tolerance of ``stop="rate"``, or None for the counts rule."""
+    if stop not in _STOP_RULES:
+        raise InvalidArgumentError(f"stop must be one of {', '.join(_STOP_RULES)}; got {stop!r}")
+    if stop == "counts":
+        if tolerance is not None:
+            raise InvalidArgumentError("tolerance applies to stop='rate' only")
+        return None
+    if tolerance is None:
+        return BMLPA_TOLERANCE
+    if (
+        isinstance(tolerance, bool)
+        or not isinstance(tolerance, int | float)
+        or not (0.0 <= float(tolerance) < 1.0)
+    ):
+        raise InvalidArgumentError(f"tolerance must be in [0, 1), got {tolerance!r}")
+    return float(tolerance)
+
+
 def _in_order(ptr, lab, coef, order):
     """The sets (CSR) with row i taken from row ``order[i]``."""
     return _gather_rows([ptr[:-1], ptr[1:], None, lab, coef], order)
@@ -1420,6 +1484,8 @@ def bmlpa(
     initial="rough-cores",
     max_labels: int | None = None,
     max_iterations: int = 100,
+    stop: str = "rate",
+    tolerance: float | None = None,
     seed: int = 0,
     threads: int | None = None,
     runtime=None,
@@ -1432,13 +1498,18 @@ def bmlpa(
     a label file (:func:`read_vertex_labels`), a :class:`VertexLabels`, a mapping
     ``{vertex: label or labels}`` in the input's ids, or an integer array of one label per
     vertex (-1: none); unlabelled vertices start with their own label. ``max_labels`` caps
-    the labels per vertex (not in the paper; ``None``: no cap). ``seed`` breaks degree
+    the labels per vertex (not in the paper; ``None``: no cap). ``stop="rate"`` (the
+    seed's rule, default) stops once the share of vertices whose set changed (against two
+    supersteps back, see the module docstring) falls below ``tolerance`` (default
+    :data:`hpgraph.config.BMLPA_TOLERANCE`); ``stop="counts"`` is the paper's label-count
+    rule. ``max_iterations`` bounds both. ``seed`` breaks degree
     ties in the rough cores. ``threads`` peers on the local runtime, or
     ``runtime="mpi"``. ``progress=True`` shows a live line per iteration, or pass a
     function ``progress(iteration, changed_vertices, label_entries)``.
     """
     check_graph(graph)
     b = _check(b, p, max_labels, max_iterations, threads)
+    tolerance = _check_stop(stop, tolerance)
     seed = check_seed(seed)
     t0 = time.perf_counter()
     indptr, indices = simple_view(graph)
@@ -1447,7 +1518,7 @@ def bmlpa(
     init_s = time.perf_counter() - t0
     n = graph.n
     stats = None
-    converged, changed, active = True, [], []
+    stopped, changed, active = "no supersteps", [], []
     if n and max_iterations:
         show = _Show(max_iterations) if progress is True else (progress or None)
         try:
@@ -1462,6 +1533,7 @@ def bmlpa(
                     b,
                     max_labels or 0,
                     max_iterations,
+                    tolerance,
                     show,
                 ),
                 runtime=runtime,
@@ -1471,7 +1543,7 @@ def bmlpa(
                 show.close()
         rows = res.results
         stats = res.stats
-        converged, changed = rows[0][1], rows[0][2]
+        stopped, changed = rows[0][1], rows[0][2]
         active = [int(x) for x in np.sum([r[3] for r in rows], axis=0)]
         parts = len(rows)
         counts, lab, coef = _assemble([r[0] for r in rows], *_chunks(lip, parts), parts)
@@ -1496,7 +1568,11 @@ def bmlpa(
         "b": b,
         "max_labels": max_labels,
         "iterations": len(changed),
-        "converged": converged,
+        "stop": stop,
+        "tolerance": tolerance,
+        "stopped_by": stopped,
+        "converged": stopped != "max_iterations",
+        "update_rate": [c / n for c in changed],
         "communities": int(sizes.shape[0]),
         "overlapping_vertices": int((counts > 1).sum()),
         "nested_removed": nested,
