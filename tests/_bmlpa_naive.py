@@ -64,10 +64,10 @@ def count(lab):
     return out
 
 
-def bmlpa_naive(G: nx.Graph, b, initial, max_iterations=100, cap=None, tolerance=0.001):
+def bmlpa_naive(G: nx.Graph, b, initial, max_iterations=100, cap=None, tolerance=0.01):
     """``initial``: {vertex: {label: coefficient}}. ``tolerance``: the seed's update-rate
-    rule (stop, keeping ``dest``, once fewer than ``tolerance * n`` vertices hold a set
-    that differs from the one two supersteps back, or none does); ``None``: the paper's
+    rule (stop, keeping ``dest``, once fewer than ``tolerance * n`` vertices hold labels
+    that differ from their labels two supersteps back, or none does); ``None``: the paper's
     counts rule (stop keeping ``source``)."""
     source = before = initial
     old_min = None
@@ -75,7 +75,7 @@ def bmlpa_naive(G: nx.Graph, b, initial, max_iterations=100, cap=None, tolerance
     for _ in range(max_iterations):
         dest = propagate(G, source, b, cap)
         if tolerance is not None:
-            changed = sum(dest[v] != before[v] for v in G)
+            changed = sum(set(dest[v]) != set(before[v]) for v in G)
             before, source = source, dest
             if changed == 0 or changed < tolerance * n:
                 break

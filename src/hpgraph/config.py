@@ -44,4 +44,4 @@ PR_TOLERANCE = 0.0
 #: BMLPA's default stop rule (the seed's): stop once fewer than this share of the vertices
 #: changed their label set in a superstep (see docs/algorithms/bmlpa.md for the
 #: measurements behind the value).
-BMLPA_TOLERANCE = 0.001
+BMLPA_TOLERANCE = 0.01

@@ -670,6 +670,7 @@ def _propagate(
     if big:
         _big_row_max(beg, fin, coef, rowmax)
     nch = 0
+    relabelled = 0  # vertices whose label ids (not only coefficients) differ
     out = 0
     nv = -1  # index of v among this call's vertices
     for ci in range(starts.shape[0]):
@@ -702,6 +703,8 @@ def _propagate(
                 o = memo[indices[a]]
                 m = memo_m[indices[a]]
                 same = _same_set(pbeg, pfin, plab, pcoef, v, olab, ocoef, o, m)
+                if not same and not _same_labels(pbeg, pfin, plab, v, olab, o, m):
+                    relabelled += 1
                 if full or not same:
                     if out + m > olab.shape[0]:  # grow by doubling
                         olab, ocoef = _grow(olab, ocoef, out, max(2 * olab.shape[0], out + m))
@@ -842,6 +845,8 @@ def _propagate(
             for t in range(m):
                 ksc[t] = ksc[t] / total
             same = _same_set(pbeg, pfin, plab, pcoef, v, klab, ksc, 0, m)
+            if not same and not _same_labels(pbeg, pfin, plab, v, klab, 0, m):
+                relabelled += 1
             if full or not same:
                 if out + m > olab.shape[0]:  # grow by doubling
                     olab, ocoef = _grow(olab, ocoef, out, max(2 * olab.shape[0], out + m))
@@ -860,7 +865,13 @@ def _propagate(
     for t in range(nmemo):  # leave the memo all -1 for the next superstep
         memo[memo_used[t]] = -1
     ncnt = size if full else nch
-    return ids[:nch].copy(), cnt[:ncnt].copy(), olab[:out].copy(), ocoef[:out].copy()
+    return (
+        ids[:nch].copy(),
+        cnt[:ncnt].copy(),
+        olab[:out].copy(),
+        ocoef[:out].copy(),
+        np.full(1, relabelled, dtype=np.int64),
+    )
 
 
 @njit(**NUMBA_FLAGS)
@@ -871,6 +882,17 @@ def _same_set(pbeg, pfin, plab, pcoef, v, lab, coef, o, m):
     for t in range(m):
         q = pbeg[v] + t
         if plab[q] != lab[o + t] or pcoef[q] != coef[o + t]:
+            return False
+    return True
+
+
+@njit(**NUMBA_FLAGS)
+def _same_labels(pbeg, pfin, plab, v, lab, o, m):
+    """Whether v's label ids in the state (pbeg, pfin, plab) are lab[o:o+m]."""
+    if pfin[v] - pbeg[v] != m:
+        return False
+    for t in range(m):
+        if plab[pbeg[v] + t] != lab[o + t]:
             return False
     return True
 
@@ -1102,7 +1124,8 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
 
     Stop rules: ``tolerance`` None is the paper's counts rule (keeps ``source``); a number
     is the seed's update-rate rule (keeps ``dest``): stop once fewer than ``tolerance * n``
-    vertices hold a set that differs from two supersteps back, or none does."""
+    vertices hold labels (ids, not coefficients) that differ from two supersteps back, or
+    none does."""
     ptr, lab, coef = state
     n = indptr.shape[0] - 1
     pid, parts = peer.pid, peer.num_peers
@@ -1124,6 +1147,7 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
         cnt = cnt_prev = _count_labels(lab, num_labels)
         old_min = np.zeros(num_labels, dtype=np.int32)
     changed_per_step = []
+    relabelled_per_step = []
     active_per_step = []  # this peer's recomputed vertices
     stopped = "max_iterations"
     counts_rule = tolerance is None
@@ -1151,19 +1175,21 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
             for a in msg:
                 peer.send(q, a)
         peer.sync()
-        got = [a for _, a in peer.messages()]  # 4 arrays per peer, peers in order
-        ids = np.concatenate(got[0::4]) if parts > 1 else got[0]
+        got = [a for _, a in peer.messages()]  # 5 arrays per peer, peers in order
+        ids = np.concatenate(got[0::5]) if parts > 1 else got[0]
         if full:  # every vertex's set, by chunk: into vertex order
-            pieces = [got[4 * q + 1 : 4 * q + 4] for q in range(parts)]
+            pieces = [got[5 * q + 1 : 5 * q + 4] for q in range(parts)]
             ccnt, clab, ccoef = _assemble(pieces, starts, ends, parts)
         else:  # the changed vertices' sets, in the order of ids
             ccnt, clab, ccoef = (
-                np.concatenate(got[i::4]) if parts > 1 else got[i] for i in (1, 2, 3)
+                np.concatenate(got[i::5]) if parts > 1 else got[i] for i in (1, 2, 3)
             )
         last_changed = int(ids.shape[0])
+        relabelled = int(sum(int(a[0]) for a in got[4::5]))
         changed_per_step.append(last_changed)
+        relabelled_per_step.append(relabelled)
         if show is not None and pid == 0:
-            show(it + 1, last_changed, cur[6])
+            show(it + 1, last_changed, cur[6], relabelled)
         if counts_rule:
             if full:
                 new_cnt = _count_labels(clab, num_labels)
@@ -1180,11 +1206,12 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
             cnt_prev, cnt = cnt, new_cnt
         diff = ids
         del msg, got, ccnt, clab, ccoef, new
-        if not counts_rule and (last_changed == 0 or last_changed < tolerance * n):
+        if not counts_rule and (relabelled == 0 or relabelled < tolerance * n):
             stopped = "rate"
             break
     ptr, lab, coef = _gather_rows(cur, own)
-    return (np.diff(ptr), lab, coef), stopped, changed_per_step, active_per_step
+    steps = (changed_per_step, relabelled_per_step, active_per_step)
+    return (np.diff(ptr), lab, coef), stopped, steps
 
 
 # --------------------------------------------------------------------------- post-processing
@@ -1399,27 +1426,31 @@ def _postprocess(indptr, indices, ptr, lab, coef, num_labels):
 
 # --------------------------------------------------------------------------- front end
 class _Show:
-    """A live line per iteration (rich), only when ``progress=True``."""
+    """Per-superstep progress through :class:`hpgraph.progress.Progress` (a live line on a
+    terminal, plain lines when piped), or a user function ``f(iteration, changed,
+    entries)``."""
 
-    def __init__(self, total):
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    def __init__(self, progress, n):
+        from hpgraph.progress import Progress
 
-        self._p = Progress(
-            TextColumn("bmlpa iteration {task.completed}"),
-            BarColumn(),
-            TextColumn("{task.fields[info]}"),
-            TimeElapsedColumn(),
-            transient=True,
+        self.n = max(n, 1)
+        self.own = progress is True
+        self.user = None if isinstance(progress, Progress) or progress is True else progress
+        self.p = Progress("bmlpa") if progress is True else progress
+
+    def __call__(self, iteration, changed, entries, relabelled):
+        if self.user is not None:
+            self.user(iteration, changed, entries)
+            return
+        self.p.update(
+            f"superstep {iteration}: update rate {relabelled / self.n:.4f} "
+            f"({relabelled:,} relabelled, {changed:,} changed), {entries:,} label entries"
         )
-        self._task = self._p.add_task("bmlpa", total=total, info="")
-        self._p.start()
 
-    def __call__(self, iteration, changed, entries):
-        info = f"changed {changed:,}  label entries {entries:,}"
-        self._p.update(self._task, completed=iteration, info=info)
-
-    def close(self):
-        self._p.stop()
+    def close(self, text=None):
+        """End the line: ``text`` as the final line, or nothing (an error is coming)."""
+        if self.own:
+            self.p.done(text) if text else self.p.close()
 
 
 def _check(b, p, max_labels, max_iterations, threads):
@@ -1518,9 +1549,9 @@ def bmlpa(
     init_s = time.perf_counter() - t0
     n = graph.n
     stats = None
-    stopped, changed, active = "no supersteps", [], []
+    stopped, changed, relabelled, active = "no supersteps", [], [], []
     if n and max_iterations:
-        show = _Show(max_iterations) if progress is True else (progress or None)
+        show = _Show(progress, n) if progress else None
         try:
             res = run_bsp(
                 _bmlpa_peer,
@@ -1538,13 +1569,14 @@ def bmlpa(
                 ),
                 runtime=runtime,
             )
-        finally:
-            if isinstance(show, _Show):
+        except BaseException:
+            if show is not None:
                 show.close()
+            raise
         rows = res.results
         stats = res.stats
-        stopped, changed = rows[0][1], rows[0][2]
-        active = [int(x) for x in np.sum([r[3] for r in rows], axis=0)]
+        stopped, (changed, relabelled, _) = rows[0][1], rows[0][2]
+        active = [int(x) for x in np.sum([r[2][2] for r in rows], axis=0)]
         parts = len(rows)
         counts, lab, coef = _assemble([r[0] for r in rows], *_chunks(lip, parts), parts)
         ptr = np.zeros(n + 1, dtype=np.int64)
@@ -1557,6 +1589,12 @@ def bmlpa(
         indptr, indices, ptr, lab, coef, num_labels
     )
     post_s = time.perf_counter() - t1
+    if n and max_iterations and show is not None:
+        show.close(
+            f"{sizes.shape[0]:,} communities after {len(changed)} supersteps "
+            f"(stopped by the {stopped} rule)" if stopped != "max_iterations"
+            else f"{sizes.shape[0]:,} communities; max_iterations ({max_iterations}) reached"
+        )  # fmt: skip
     best, bcoef = _primary(ptr, comm, coef)
     ids = graph.user_ids()
     if names is None:
@@ -1572,7 +1610,7 @@ def bmlpa(
         "tolerance": tolerance,
         "stopped_by": stopped,
         "converged": stopped != "max_iterations",
-        "update_rate": [c / n for c in changed],
+        "update_rate": [c / n for c in relabelled],
         "communities": int(sizes.shape[0]),
         "overlapping_vertices": int((counts > 1).sum()),
         "nested_removed": nested,
@@ -1581,6 +1619,7 @@ def bmlpa(
         "postprocess_s": post_s,
         "changed_per_iteration": changed,
         "active_per_iteration": active,
+        "relabelled_per_iteration": relabelled,
     }
     return BMLPAResult(
         algorithm="bmlpa",
