@@ -9,6 +9,7 @@ import time
 import click
 
 from hpgraph.cli._common import (
+    check_output_folder,
     console,
     fmt_bytes,
     fmt_seconds,
@@ -43,8 +44,10 @@ def _lost_vertices_note(graph, fmt) -> str | None:
     return f"note: {lost:,} isolated vertices are not in the edge list (use .hpgc or .parquet)"
 
 
-@click.command(short_help="Generate a Kronecker (Graph500) or uniform random graph.")
-@click.argument("kind", type=click.Choice(["kronecker", "uniform"], case_sensitive=False))
+@click.command(short_help="Generate a Kronecker, uniform random or mention graph.")
+@click.argument(
+    "kind", type=click.Choice(["kronecker", "uniform", "mention"], case_sensitive=False)
+)
 @click.option("--scale", "-s", type=click.IntRange(0, 40), help="kronecker: 2^SCALE vertices.")
 @click.option(
     "--edge-factor",
@@ -53,8 +56,23 @@ def _lost_vertices_note(graph, fmt) -> str | None:
     default=None,
     help="Edges per vertex. [kronecker default: 16]",
 )
-@click.option("--vertices", "-n", help="uniform: number of vertices (1000, 1M, 2^20 ...).")
-@click.option("--edges", "-m", help="uniform: number of edges (or give --edge-factor).")
+@click.option(
+    "--vertices", "-n", help="uniform, mention: number of vertices/users (1000, 1M, 2^20 ...)."
+)
+@click.option("--edges", "-m", help="uniform, mention: number of edges/mentions.")
+@click.option(
+    "--hashtags",
+    type=click.IntRange(min=1),
+    default=20_000,
+    show_default=True,
+    help="mention: number of distinct hashtags.",
+)
+@click.option(
+    "--topics",
+    type=click.IntRange(min=1),
+    default=None,
+    help="mention: planted topics. [default: hashtags / 20, at most core users / 50]",
+)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--weighted", is_flag=True, help="Uniform [0, 1) edge weights (Graph500 SSSP).")
 @click.option("--directed", is_flag=True, help="A directed graph. [default: undirected]")
@@ -64,25 +82,54 @@ def _lost_vertices_note(graph, fmt) -> str | None:
     "-o",
     type=click.Path(dir_okay=False),
     help="Write the graph: .hpgc (binary, memory-mapped when read), .parquet, or an edge "
-    "list (.el, .txt, .csv, .tsv; .gz compresses). [default: print its statistics only]",
+    "list (.el, .txt, .csv, .tsv; .gz compresses); mention data: .parquet, .tsv or .txt "
+    "(.gz compresses). [default: print its statistics only]",
 )
-def generate(kind, scale, edge_factor, vertices, edges, seed, weighted, directed, threads, output):
+def generate(
+    kind,
+    scale,
+    edge_factor,
+    vertices,
+    edges,
+    hashtags,
+    topics,
+    seed,
+    weighted,
+    directed,
+    threads,
+    output,
+):
     """Generate a graph; deterministic for a seed, whatever the thread count.
 
     \b
     kronecker: the Graph500 Kronecker graph, 2^SCALE vertices, EDGE_FACTOR * 2^SCALE edges
                (self-loops and parallel edges kept, as in Graph500)
     uniform:   G(n, m), both endpoints of every edge uniform at random
+    mention:   Twitter-like mention data (user i mentioned user j, with the tweet's
+               hashtags) with planted topics; see docs/mentions.md
 
     \b
     Examples:
       hpgraph generate kronecker --scale 20 -o kron20.hpgc
       hpgraph generate uniform --vertices 1M --edges 16M --weighted -o urand.parquet
+      hpgraph generate mention -n 8M -m 10M --hashtags 20000 -o mentions.parquet
     """
     from hpgraph.bench import parse_graph_spec
     from hpgraph.generators import kronecker, uniform_random
 
     kind = kind.lower()
+    if kind == "mention":
+        if scale is not None or edge_factor is not None or weighted or directed:
+            raise click.UsageError(
+                "mention takes --vertices, --edges, --hashtags, --topics (not --scale, "
+                "--edge-factor, --weighted, --directed)"
+            )
+        if vertices is None or edges is None:
+            raise click.UsageError("mention needs --vertices and --edges")
+        n = parse_graph_spec(f"uniform:{vertices}:0")["n"]
+        m = parse_graph_spec(f"uniform:0:{edges}")["m"]
+        _generate_mentions(n, m, hashtags, topics, seed, output)
+        return
     if kind == "kronecker":
         if scale is None:
             raise click.UsageError("kronecker needs --scale")
@@ -116,6 +163,44 @@ def generate(kind, scale, edge_factor, vertices, edges, seed, weighted, directed
         note = _lost_vertices_note(g, fmt)
         if note:
             out.print(note)
+
+
+def _generate_mentions(n, m, hashtags, topics, seed, output) -> None:
+    import numpy as np
+
+    from hpgraph.generators.mention import mention_tweets
+    from hpgraph.io.mentions import mention_format, write_mentions
+
+    fmt = None
+    if output:
+        fmt = mention_format(output)
+        check_output_folder(output)
+    t0 = time.perf_counter()
+    t = mention_tweets(n, m, hashtags=hashtags, topics=topics, seed=seed)
+    made = time.perf_counter() - t0
+    counts = np.diff(t.tag_ptr)
+    tagged = int(np.count_nonzero(counts))
+    degree = np.bincount(t.src, minlength=n) + np.bincount(t.dst, minlength=n)
+    indeg = np.bincount(t.dst, minlength=n)
+    used = int(np.count_nonzero(np.bincount(t.tag_ids, minlength=hashtags)))
+    multi = int(np.count_nonzero(np.diff(t.planted.user_ptr)[t.planted.core] > 1))
+    core = int(t.planted.core.sum())
+    rows = [
+        ("users", f"{n:,} ({core:,} in the topic core)"),
+        ("mentions", f"{m:,} (directed, parallel mentions kept)"),
+        ("hashtags", f"{hashtags:,} ({used:,} used)"),
+        ("with hashtags", f"{tagged:,} mentions ({tagged / m:.1%}), {t.tag_ids.size:,} tags"),
+        ("topics", f"{t.planted.num_topics:,} ({multi:,} core users in 2 or 3)"),
+        ("degree 1", f"{np.count_nonzero(degree == 1) / n:.1%} of the users"),
+        ("max in-degree", f"{int(indeg.max()):,}"),
+        ("generated in", fmt_seconds(made)),
+    ]
+    out = console()
+    out.print(kv_lines(rows))
+    if output:
+        t0 = time.perf_counter()
+        write_mentions(output, t.src, t.dst, t.tag_ptr, t.tag_ids, t.tag_names)
+        out.print(_written(output, f"mentions, {fmt.lstrip('.')}", time.perf_counter() - t0))
 
 
 @click.command(short_help="Describe a graph: sizes, degrees, self-loops, memory.")

@@ -23,16 +23,30 @@ vertex) while the CSR is built; about 1.5 s for 10M edges on 2 cores.
 
 from __future__ import annotations
 
-import numpy as np
+from dataclasses import dataclass
+from typing import NamedTuple
 
+import numpy as np
+from numba import njit
+
+from hpgraph.config import NUMBA_FLAGS
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.generators._rng import check_seed, stream
 from hpgraph.graph import Graph, index_dtype
 
-__all__ = ["mention_graph", "mention_edges", "lfr_graph"]
+__all__ = [
+    "mention_graph",
+    "mention_edges",
+    "mention_tweets",
+    "mention_data",
+    "MentionTweets",
+    "PlantedTopics",
+    "lfr_graph",
+]
 
 # stream keys (see _rng.stream)
 _KEY_SHAPES, _KEY_CORE, _KEY_PERM = 0, 1, 2
+_KEY_T_SHAPES, _KEY_T_TOPICS, _KEY_T_CORE, _KEY_T_TAGS, _KEY_T_PERM = 8, 9, 10, 11, 12
 
 
 def _zipf_sampler(rng, k, exponent):
@@ -145,6 +159,421 @@ def mention_graph(n: int, m: int, *, seed: int = 0, directed: bool = True, **sha
     ``attach`` to :func:`mention_edges`)."""
     src, dst = mention_edges(n, m, seed=seed, **shape)
     return Graph.from_edges(src, dst, n=n, directed=directed, name=f"mention-{n}-{m}")
+
+
+@dataclass
+class PlantedTopics:
+    """The topics :func:`mention_tweets` planted. ``user_topics[user_ptr[u]:user_ptr[u +
+    1]]``: user u's topics (ascending; one to three for a core user, its group's topic
+    for a star or chain user); ``tag_topic``: the topic of every hashtag id; ``core``:
+    whether each user is in the Zipf core (where the topics shape who mentions whom)."""
+
+    num_topics: int
+    user_ptr: np.ndarray
+    user_topics: np.ndarray
+    tag_topic: np.ndarray
+    core: np.ndarray
+
+    def topic_tags(self):
+        """``(ptr, tags)``: topic k's hashtag ids are ``tags[ptr[k]:ptr[k + 1]]``."""
+        order = np.argsort(self.tag_topic, kind="stable").astype(np.int32)
+        ptr = np.zeros(self.num_topics + 1, dtype=np.int64)
+        np.cumsum(np.bincount(self.tag_topic, minlength=self.num_topics), out=ptr[1:])
+        return ptr, order
+
+
+class MentionTweets(NamedTuple):
+    """Raw arrays of :func:`mention_tweets`: user ids ``0..n-1``, mention i's hashtags
+    ``tag_ids[tag_ptr[i]:tag_ptr[i + 1]]`` (ascending, distinct) into ``tag_names``."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    tag_ptr: np.ndarray
+    tag_ids: np.ndarray
+    tag_names: list
+    planted: PlantedTopics
+
+
+@njit(**NUMBA_FLAGS)
+def _alias_tables(seg_ptr, weights):
+    """Walker/Vose alias tables, one per segment ``seg_ptr[k]..seg_ptr[k+1]-1`` of
+    ``weights``: item j keeps itself with probability ``prob[j]``, else ``alias[j]``."""
+    total = weights.shape[0]
+    prob = np.empty(total, dtype=np.float64)
+    alias = np.empty(total, dtype=np.int64)
+    small = np.empty(total, dtype=np.int64)
+    large = np.empty(total, dtype=np.int64)
+    for k in range(seg_ptr.shape[0] - 1):
+        a, b = seg_ptr[k], seg_ptr[k + 1]
+        w = 0.0
+        for j in range(a, b):
+            w += weights[j]
+        ns = 0
+        nl = 0
+        for j in range(a, b):
+            alias[j] = j
+            prob[j] = weights[j] * (b - a) / w
+            if prob[j] < 1.0:
+                small[ns] = j
+                ns += 1
+            else:
+                large[nl] = j
+                nl += 1
+        while ns and nl:
+            ns -= 1
+            lo = small[ns]
+            hi = large[nl - 1]
+            alias[lo] = hi
+            prob[hi] -= 1.0 - prob[lo]
+            if prob[hi] < 1.0:
+                nl -= 1
+                small[ns] = hi
+                ns += 1
+        for q in range(ns):
+            prob[small[q]] = 1.0
+        for q in range(nl):
+            prob[large[q]] = 1.0
+    return prob, alias
+
+
+@njit(**NUMBA_FLAGS)
+def _alias_draw(seg_ptr, prob, alias, seg, u):
+    """Item of segment ``seg[i]`` for the uniform ``u[i]`` (slot = integer part of
+    ``u * size``, the fraction decides between the slot and its alias)."""
+    out = np.empty(u.shape[0], dtype=np.int64)
+    for i in range(u.shape[0]):
+        k = seg[i] if seg.shape[0] else 0
+        x = u[i] * (seg_ptr[k + 1] - seg_ptr[k])
+        j = min(int(x), seg_ptr[k + 1] - seg_ptr[k] - 1)
+        j += seg_ptr[k]
+        out[i] = j if x - int(x) < prob[j] else alias[j]
+    return out
+
+
+@njit(**NUMBA_FLAGS)
+def _alias_one(tables, k, u):
+    seg_ptr, prob, alias = tables
+    size = seg_ptr[k + 1] - seg_ptr[k]
+    x = u * size
+    j = min(int(x), size - 1)
+    j += seg_ptr[k]
+    return j if x - int(x) < prob[j] else alias[j]
+
+
+@njit(**NUMBA_FLAGS)
+def _core_kernel(rng, sent, uptr, mem_topic, by_topic, topic_hubs, hubs, mixing, src, dst, topic):
+    """User u sends ``sent[u]`` mentions, in order of u: each in a random one of u's
+    topics, to a hub of that topic (redrawn up to three times if it is u) or, with
+    probability ``mixing``, to any hub; a remaining self-mention goes to u + 1."""
+    n_core = sent.shape[0]
+    pos = 0
+    for u in range(n_core):
+        a = uptr[u]
+        deg = uptr[u + 1] - a
+        for _ in range(sent[u]):
+            k = mem_topic[a + min(int(rng.random() * deg), deg - 1)]
+            if rng.random() >= mixing:
+                v = by_topic[_alias_one(topic_hubs, k, rng.random())]
+                for _ in range(3):
+                    if v != u:
+                        break
+                    v = by_topic[_alias_one(topic_hubs, k, rng.random())]
+            else:
+                v = _alias_one(hubs, 0, rng.random())
+            if v == u:
+                v = (v + 1) % n_core
+            src[pos] = u
+            dst[pos] = v
+            topic[pos] = k
+            pos += 1
+
+
+@njit(**NUMBA_FLAGS)
+def _tag_kernel(rng, topic, tagged, general, in_topic, anywhere, tag_order):
+    """``(tag_ptr, tag_ids)``: mention i is tagged with probability ``tagged``; then it
+    draws Geometric(0.65) hashtags, each from its topic's (``in_topic`` tables over
+    ``tag_order``) or, with probability ``general``, from all (``anywhere``); repeats
+    count once, ids ascending."""
+    m = topic.shape[0]
+    counts = np.zeros(m, dtype=np.int64)
+    for i in range(m):
+        if rng.random() < tagged:
+            counts[i] = rng.geometric(0.65)
+    ptr = np.zeros(m + 1, dtype=np.int64)
+    out = np.empty(counts.sum(), dtype=np.int32)
+    o = 0
+    for i in range(m):
+        a = o
+        for _ in range(counts[i]):
+            if rng.random() < general:
+                x = _alias_one(anywhere, 0, rng.random())
+            else:
+                x = tag_order[_alias_one(in_topic, topic[i], rng.random())]
+            q = o
+            while q > a and out[q - 1] > x:
+                q -= 1
+            if q > a and out[q - 1] == x:
+                continue
+            for z in range(o, q, -1):
+                out[z] = out[z - 1]
+            out[q] = x
+            o += 1
+        ptr[i + 1] = o
+    return ptr, out[:o].copy()
+
+
+@njit(**NUMBA_FLAGS)
+def _permute_rows(perm, ptr, vals):
+    """The CSR ``(ptr, vals)`` with row u moved to row ``perm[u]``."""
+    n = perm.shape[0]
+    new_ptr = np.zeros(n + 1, dtype=np.int64)
+    for u in range(n):
+        new_ptr[perm[u] + 1] = ptr[u + 1] - ptr[u]
+    for v in range(n):
+        new_ptr[v + 1] += new_ptr[v]
+    out = np.empty(vals.shape[0], dtype=vals.dtype)
+    for u in range(n):
+        o = new_ptr[perm[u]]
+        for e in range(ptr[u], ptr[u + 1]):
+            out[o] = vals[e]
+            o += 1
+    return new_ptr, out
+
+
+def _segment_sampler(rng, seg_ptr, weights):
+    """A function drawing, for each segment id in ``seg``, an item of that segment
+    (items ``seg_ptr[k]..seg_ptr[k+1]-1``) with probability ~ ``weights`` (alias
+    method: O(1) a draw; every segment must be non-empty)."""
+    seg_ptr = np.ascontiguousarray(seg_ptr, dtype=np.int64)
+    prob, alias = _alias_tables(seg_ptr, np.ascontiguousarray(weights, dtype=np.float64))
+
+    def draw(seg):
+        seg = np.ascontiguousarray(seg, dtype=np.int64)
+        return _alias_draw(seg_ptr, prob, alias, seg, rng.random(seg.shape[0]))
+
+    draw.tables = (seg_ptr, prob, alias)
+    return draw
+
+
+def _weighted_sampler(rng, weights):
+    """A function drawing ``size`` ids with probability ~ ``weights`` (alias method)."""
+    seg_ptr = np.array([0, weights.shape[0]], dtype=np.int64)
+    prob, alias = _alias_tables(seg_ptr, np.ascontiguousarray(weights, dtype=np.float64))
+    none = np.empty(0, dtype=np.int64)
+
+    def draw(size):
+        return _alias_draw(seg_ptr, prob, alias, none, rng.random(size))
+
+    draw.tables = (seg_ptr, prob, alias)
+    return draw
+
+
+def _zipf_weights(rng, k, exponent):
+    """``(rank + 1) ** -exponent`` for a random ranking of ``0..k-1``."""
+    w = np.empty(k, dtype=np.float64)
+    w[rng.permutation(k)] = np.arange(1, k + 1, dtype=np.float64) ** -exponent
+    return w
+
+
+def mention_tweets(
+    n: int,
+    m: int,
+    *,
+    hashtags: int = 20_000,
+    topics: int | None = None,
+    seed: int = 0,
+    tagged: float = 0.3,
+    mixing: float = 0.3,
+    overlap: float = 0.1,
+    general: float = 0.15,
+    tag_exponent: float = 1.0,
+    topic_exponent: float = 0.5,
+    core_fraction: float = 0.4,
+    hub_exponent: float = 1.0,
+    sender_exponent: float = 0.7,
+    attach: float = 0.3,
+) -> MentionTweets:
+    """Mentions with hashtags and planted topics (see the module docstring and
+    docs/mentions.md): ``n`` users, exactly ``m`` mentions, ``hashtags`` hashtags named
+    ``tag00000``... by popularity rank, ``topics`` topics (default ``hashtags // 20``,
+    at most one per 50 core users). ``tagged``: share of mentions with hashtags;
+    ``mixing``: share of core mentions whose target ignores the topic; ``overlap``:
+    share of core users in two topics (a quarter as many more in three); ``general``:
+    share of hashtags drawn from all hashtags instead of the mention's topic."""
+    seed = check_seed(seed)
+    if n < 2 or m < 1:
+        raise InvalidArgumentError(f"mentions need n >= 2 and m >= 1, got n={n}, m={m}")
+    for what, v in (("tagged", tagged), ("mixing", mixing), ("general", general)):
+        if not 0.0 <= v <= 1.0:
+            raise InvalidArgumentError(f"{what} must be in [0, 1], got {v!r}")
+    if not 0.0 <= overlap <= 0.8:
+        raise InvalidArgumentError(f"overlap must be in [0, 0.8], got {overlap!r}")
+    if not 0.0 < core_fraction <= 1.0 or not 0.0 <= attach <= 1.0:
+        raise InvalidArgumentError(
+            f"core_fraction must be in (0, 1] and attach in [0, 1], got {core_fraction}, {attach}"
+        )
+    n_core = max(2, int(round(core_fraction * n)))
+    if topics is None:
+        topics = max(1, min(hashtags // 20, n_core // 50))
+    if hashtags < 1 or not 1 <= topics <= min(hashtags, n_core):
+        raise InvalidArgumentError(
+            f"need 1 <= topics <= hashtags and topics <= core users ({n_core:,}); got "
+            f"hashtags={hashtags:,}, topics={topics:,}"
+        )
+    idt = index_dtype(n)
+    rng = np.random.Generator(stream(seed, _KEY_T_SHAPES))
+    rest = n - n_core
+    star_sizes = _sizes(rng, rest // 2, 2, 0.25)
+    chain_sizes = _sizes(rng, rest - rest // 2, 2, 0.35)
+    small_edges = int(star_sizes.sum() - star_sizes.size + chain_sizes.sum() - chain_sizes.size)
+    groups = star_sizes.size + chain_sizes.size
+    n_attach = int(round(attach * groups))
+    m_core = m - small_edges - n_attach
+    if m_core < n_core:
+        raise InvalidArgumentError(
+            f"m={m:,} is too small for n={n:,}: the stars and chains take {small_edges:,} "
+            f"mentions and every one of the {n_core:,} core users needs one; raise m or "
+            f"core_fraction"
+        )
+
+    # topics: Zipf-weighted sizes; core users in 1-3 of them; every topic has a user
+    trng = np.random.Generator(stream(seed, _KEY_T_TOPICS))
+    topic_of = _weighted_sampler(trng, _zipf_weights(trng, topics, topic_exponent))
+    k_u = 1 + (trng.random(n_core) < overlap).astype(np.int64)
+    k_u += (k_u == 2) & (trng.random(n_core) < 0.25)
+    first = topic_of(n_core)
+    first[trng.permutation(n_core)[:topics]] = np.arange(topics)
+    mem_user = np.repeat(np.arange(n_core), k_u)
+    mem_topic = np.repeat(first, k_u)
+    uptr = np.zeros(n_core + 1, dtype=np.int64)
+    np.cumsum(k_u, out=uptr[1:])
+    for extra in (1, 2):  # the 2nd and 3rd topics: a draw, moved on if it repeats one
+        at = uptr[:-1][k_u > extra] + extra
+        t = topic_of(at.size)
+        for prev in range(extra):
+            clash = t == mem_topic[at - extra + prev]
+            t[clash] = (t[clash] + 1 + trng.integers(0, max(topics - 1, 1), clash.sum())) % topics
+        mem_topic[at] = t
+    keep = np.ones(mem_user.size, dtype=bool)  # drop repeats left when topics < 3
+    for extra in (1, 2):
+        at = uptr[:-1][k_u > extra] + extra
+        for prev in range(extra):
+            keep[at[mem_topic[at] == mem_topic[at - extra + prev]]] = False
+    mem_user, mem_topic = mem_user[keep], mem_topic[keep]
+    np.cumsum(np.bincount(mem_user, minlength=n_core), out=uptr[1:])
+
+    # hashtags: Zipf popularity by rank (= id); every topic owns one, the rest by weight
+    tag_w = np.arange(1, hashtags + 1, dtype=np.float64) ** -tag_exponent
+    tag_topic = topic_of(hashtags)
+    tag_topic[trng.permutation(hashtags)[:topics]] = np.arange(topics)
+    tag_order = np.argsort(tag_topic, kind="stable")
+    tag_seg = np.zeros(topics + 1, dtype=np.int64)
+    np.cumsum(np.bincount(tag_topic, minlength=topics), out=tag_seg[1:])
+
+    # core mentions: every user once, the rest by Zipf sender weight, each in one of the
+    # sender's topics; targets are the topic's hubs (hub weights restricted to its
+    # members) or, for a share ``mixing``, anyone's (the global hub weights)
+    crng = np.random.Generator(stream(seed, _KEY_T_CORE))
+    hub_w = _zipf_weights(crng, n_core, hub_exponent)
+    hubs = _weighted_sampler(crng, hub_w)
+    senders = _weighted_sampler(crng, _zipf_weights(crng, n_core, sender_exponent))
+    sent = 1 + np.bincount(senders(m_core - n_core), minlength=n_core)
+    mem_order = np.argsort(mem_topic, kind="stable")
+    mem_seg = np.zeros(topics + 1, dtype=np.int64)
+    np.cumsum(np.bincount(mem_topic, minlength=topics), out=mem_seg[1:])
+    by_topic = mem_user[mem_order]
+    topic_hubs = _segment_sampler(crng, mem_seg, hub_w[by_topic])
+    src = np.empty(m, dtype=np.int64)
+    dst = np.empty(m, dtype=np.int64)
+    topic = np.empty(m, dtype=np.int32)
+    _core_kernel(
+        crng,
+        sent,
+        uptr,
+        mem_topic,
+        by_topic,
+        topic_hubs.tables,
+        hubs.tables,
+        mixing,
+        src,
+        dst,
+        topic,
+    )
+    del sent, mem_order
+
+    # stars, chains and attaching mentions (as in mention_edges), each group in a topic
+    pos = m_core
+    start = n_core + np.concatenate([[0], np.cumsum(star_sizes)[:-1]]).astype(np.int64)
+    owner = np.repeat(np.arange(star_sizes.size), star_sizes - 1)
+    first_leaf = np.concatenate([[0], np.cumsum(star_sizes - 1)[:-1]])
+    leaf = start[owner] + 1 + (np.arange(owner.size) - first_leaf[owner])
+    centre = start[owner]
+    flip = rng.random(owner.size) < 0.5
+    src[pos : pos + owner.size] = np.where(flip, leaf, centre)
+    dst[pos : pos + owner.size] = np.where(flip, centre, leaf)
+    pos += owner.size
+    base = n_core + int(star_sizes.sum())
+    cstart = base + np.concatenate([[0], np.cumsum(chain_sizes)[:-1]]).astype(np.int64)
+    cowner = np.repeat(np.arange(chain_sizes.size), chain_sizes - 1)
+    cfirst = np.concatenate([[0], np.cumsum(chain_sizes - 1)[:-1]])
+    a = cstart[cowner] + (np.arange(cowner.size) - cfirst[cowner])
+    src[pos : pos + a.size] = a
+    dst[pos : pos + a.size] = a + 1
+    pos += a.size
+    heads = np.concatenate([start, cstart])
+    group_topic = topic_of(heads.size)
+    topic[m_core:pos] = np.concatenate([group_topic[owner], group_topic[star_sizes.size + cowner]])
+    chosen = rng.choice(heads.size, n_attach, replace=False) if n_attach else heads[:0]
+    src[pos:] = heads[chosen]
+    topic[pos:] = group_topic[chosen]
+    inside = rng.random(n_attach) >= mixing
+    d = hubs(n_attach)
+    d[inside] = by_topic[topic_hubs(topic[pos:][inside])]
+    dst[pos:] = d
+
+    # hashtags of each mention: a share ``tagged`` carries Geometric(0.65) draws (mean
+    # 1.5), each from the mention's topic or, for a share ``general``, from all hashtags
+    grng = np.random.Generator(stream(seed, _KEY_T_TAGS))
+    in_topic = _segment_sampler(grng, tag_seg, tag_w[tag_order])
+    anywhere = _weighted_sampler(grng, tag_w)
+    tag_ptr, tag_ids = _tag_kernel(
+        grng, topic, tagged, general, in_topic.tables, anywhere.tables, tag_order
+    )
+    del topic
+
+    # planted truth, then random user ids
+    group_size = np.concatenate([star_sizes, chain_sizes])
+    user_ptr = np.zeros(n + 1, dtype=np.int64)
+    user_ptr[1 : n_core + 1] = uptr[1:]
+    user_ptr[n_core + 1 :] = uptr[-1] + np.arange(1, n - n_core + 1)
+    user_topics = np.concatenate([mem_topic, np.repeat(group_topic, group_size)]).astype(np.int32)
+    perm = np.random.Generator(stream(seed, _KEY_T_PERM)).permutation(n).astype(idt)
+    new_ptr, new_topics = _permute_rows(perm, user_ptr, user_topics)
+    core = np.zeros(n, dtype=bool)
+    core[perm[:n_core]] = True
+    width = len(str(hashtags - 1))
+    planted = PlantedTopics(topics, new_ptr, new_topics, tag_topic.astype(np.int32), core)
+    return MentionTweets(
+        perm[src],
+        perm[dst],
+        tag_ptr,
+        tag_ids,
+        [f"tag{r:0{width}d}" for r in range(hashtags)],
+        planted,
+    )
+
+
+def mention_data(n: int, m: int, **kw):
+    """``(mentions, planted)``: :func:`mention_tweets` as a
+    :class:`~hpgraph.io.mentions.Mentions` (with its user graph) and the
+    :class:`PlantedTopics`."""
+    from hpgraph.io.mentions import Mentions
+
+    t = mention_tweets(n, m, **kw)
+    mentions = Mentions.from_arrays(
+        t.src, t.dst, t.tag_ptr, t.tag_ids, t.tag_names, n=n, name=f"mentions-{n}-{m}"
+    )
+    return mentions, t.planted
 
 
 def lfr_graph(

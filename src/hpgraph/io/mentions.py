@@ -54,7 +54,7 @@ from hpgraph.io._atomic import atomic_output
 from hpgraph.io._ids import dense_ids, is_int_type, is_string_type
 from hpgraph.io._text import arrow_columns, graph_name, read_bytes
 
-__all__ = ["Mentions", "read_mentions", "write_mentions"]
+__all__ = ["Mentions", "read_mentions", "write_mentions", "mention_format"]
 
 
 @dataclass
@@ -613,16 +613,7 @@ def write_mentions(path, src_ids, dst_ids, tag_ptr, tag_ids, tag_names) -> None:
     source, target, hashtags as a list of dictionary-encoded strings), ``.tsv`` (tab
     separated) or ``.txt`` (space separated), ``.gz`` compressing text; text lines are
     ``source<TAB>target<TAB>tag,tag``, a ``#`` comment line first. Atomic."""
-    base = str(path)[:-3] if str(path).endswith(".gz") else str(path)
-    suffix = Path(base).suffix.lower()
-    gz = base != str(path)
-    if suffix not in (".parquet", ".pq", *_TEXT_SEPARATORS) or (
-        gz and suffix not in _TEXT_SEPARATORS
-    ):
-        raise InvalidArgumentError(
-            f"{path}: cannot tell the mention format from the name; use .parquet, .tsv, "
-            ".txt (text may end in .gz)"
-        )
+    fmt = mention_format(path)
     src = _user_array(src_ids, "src_ids")
     dst = _user_array(dst_ids, "dst_ids")
     if len(src) != len(dst):
@@ -635,9 +626,10 @@ def write_mentions(path, src_ids, dst_ids, tag_ptr, tag_ids, tag_names) -> None:
         src, dst = src.cast(pa.string()), dst.cast(pa.string())
     ptr, tags = _check_tag_csr(len(src), tag_ptr, tag_ids, len(tag_names))
     names = pa.array(list(tag_names), type=pa.string())
-    _check_names(names, src, dst, text=suffix in _TEXT_SEPARATORS)
-    if suffix in _TEXT_SEPARATORS:
-        _write_text(path, _TEXT_SEPARATORS[suffix], gz, src, dst, ptr, tags, names)
+    _check_names(names, src, dst, text=fmt != "parquet")
+    if fmt != "parquet":
+        gz = str(path).endswith(".gz")
+        _write_text(path, _TEXT_SEPARATORS[fmt], gz, src, dst, ptr, tags, names)
         return
     list_type = pa.large_list if ptr[-1] >= 2**31 else pa.list_
     values = pa.DictionaryArray.from_arrays(pa.array(tags, pa.int32()), names)
@@ -648,6 +640,23 @@ def write_mentions(path, src_ids, dst_ids, tag_ptr, tag_ids, tag_names) -> None:
     table = pa.table({"source": src, "target": dst, "hashtags": hashtags})
     with atomic_output(path) as tmp:
         pq.write_table(table, tmp)
+
+
+def mention_format(path) -> str:
+    """The format :func:`write_mentions` picks for ``path``: ``"parquet"`` (``.parquet``,
+    ``.pq``), ``".tsv"`` or ``".txt"`` (optionally ``.gz``); InvalidArgumentError for
+    anything else."""
+    name = str(path)
+    gz = name.endswith(".gz")
+    suffix = Path(name[:-3] if gz else name).suffix.lower()
+    if suffix in _TEXT_SEPARATORS:
+        return suffix
+    if suffix in (".parquet", ".pq") and not gz:
+        return "parquet"
+    raise InvalidArgumentError(
+        f"{path}: cannot tell the mention format from the name; use .parquet, .tsv or "
+        ".txt (text may end in .gz)"
+    )
 
 
 def _user_array(ids, what) -> pa.Array:
