@@ -99,7 +99,9 @@
   }
 
   function project(src, count, outX, outY, outZ) {
-    const S = view.zoom * 0.92 * Math.min(W, H), cx = W / 2 + view.panX, cy = H / 2 + view.panY;
+    // the unit box fills 92% of the view; a turning cube needs room for its diagonal
+    const fill = dim === 3 ? 0.92 / Math.sqrt(3) : 0.92;
+    const S = view.zoom * fill * Math.min(W, H), cx = W / 2 + view.panX, cy = H / 2 + view.panY;
     if (dim === 2) {
       for (let i = 0; i < count; i++) {
         outX[i] = cx + S * src[2 * i];
@@ -143,7 +145,9 @@
     }
   }
 
+  let renderMs = 0;
   function render() {
+    const t0 = performance.now();
     frames++;
     project(X, K, SX, SY, SZ);
     project(CX, C, CSX, CSY, null);
@@ -164,11 +168,13 @@
       if (depth) depth.fill(-Infinity);
       for (let i = 0; i < K; i++) if (inSel[i]) splat(i, cword[selected], s + 1);
     }
+    splatLeaders(selected >= 0 ? s + 1 : s);
     ctx.putImageData(image, 0, 0);
     drawCircles();
     drawLeaders();
     if (hover >= 0) ring(SX[hover], SY[hover], 7, "#000", 2);
     if (selectedUser >= 0) ring(SX[selectedUser], SY[selectedUser], 10, "#d00", 2.5);
+    renderMs = performance.now() - t0;
   }
 
   function ring(x, y, r, colour, width) {
@@ -184,7 +190,7 @@
   const MAX_CIRCLES = 1500;
   function drawCircles() {
     const fade = Math.max(0, 1 - (view.zoom - 1) / 6);
-    const R = 0.07 * view.zoom * Math.min(W, H);
+    const R = 0.07 * view.zoom * Math.min(W, H) * (dim === 3 ? 0.6 : 1);
     ctx.save();
     const n = Math.min(C, MAX_CIRCLES);
     for (let k = 0; k < n; k++) {
@@ -222,15 +228,39 @@
     ctx.fillText(text, x + 12, y - 7);
   }
 
-  // Leaders are always drawn: every leader of the selected community (ring + user id);
-  // otherwise the first leader of the LABELLED biggest communities in view, with its name.
-  const LABELLED = 12;
+  // Leaders are always in the page. In the raster the leaders of the RIMMED biggest
+  // communities (all of the selected one's) are bigger dots with a dark rim;
+  // the selected community's leaders get a ring and their rank and user id; otherwise the
+  // first leader of the LABELLED biggest communities in view gets a ring and the name
+  // (labels that would overlap one already drawn are left out).
+  const LABELLED = 12, RIMMED = 200, RIM = 0xff333333;
+  const sizeRank = new Int32Array(C);
+  for (let k = 0; k < C; k++) sizeRank[bySize[k]] = k;
+  function splatLeaders(s) {
+    for (let r = 0; r < L; r++) {
+      const i = lpt[r];
+      if (selected >= 0 ? lcom[r] !== selected : sizeRank[lcom[r]] >= RIMMED) continue;
+      splat(i, RIM, s + 2);
+      splat(i, selected >= 0 ? cword[selected] : cword[lcom[r]], s);
+    }
+  }
   function drawLeaders() {
+    const boxes = [];
+    const place = (text, x, y, colour) => {
+      ctx.font = "bold 13px system-ui, sans-serif";
+      const w = ctx.measureText(text).width + 8;
+      const box = [x + 8, y - 20, x + 8 + w, y - 3];
+      for (const b of boxes)
+        if (box[0] < b[2] && b[0] < box[2] && box[1] < b[3] && b[1] < box[3]) return false;
+      boxes.push(box);
+      label(text, x, y, colour);
+      return true;
+    };
     if (selected >= 0) {
       for (let r = lptr[selected]; r < lptr[selected + 1]; r++) {
         const i = lpt[r];
         ring(SX[i], SY[i], 6, "#000", 2);
-        label(`${lrank[r] + 1}. ${ids[i]}`, SX[i], SY[i], css(selected));
+        place(`${lrank[r] + 1}. ${ids[i]}`, SX[i], SY[i], css(selected));
       }
       return;
     }
@@ -241,12 +271,7 @@
       const i = lpt[lptr[c]];
       if (SX[i] < 0 || SX[i] >= W || SY[i] < 0 || SY[i] >= H) continue;
       ring(SX[i], SY[i], 5, "#000", 1.5);
-      label(names[c], SX[i], SY[i], css(c));
-      shown++;
-    }
-    for (let r = 0; r < L; r++) {
-      const i = lpt[r];
-      if (SX[i] >= 0 && SX[i] < W && SY[i] >= 0 && SY[i] < H) ring(SX[i], SY[i], 3, "#333", 1);
+      if (place(names[c], SX[i], SY[i], css(c))) shown++;
     }
   }
 
@@ -503,6 +528,7 @@
     ready: true,
     dim, kept: K, total: D.total, communities: C, leaders: L,
     frames: () => frames,
+    renderMs: () => renderMs,
     yaw: () => view.yaw,
     zoom: () => view.zoom,
     selected: () => selected,
