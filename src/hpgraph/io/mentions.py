@@ -575,8 +575,15 @@ def _user_tag_counts_kernel(n, src, tag_ptr, tag_ids):
     weights = np.empty(start[n], dtype=np.float64)
     o = 0
     for u in range(n):
+        if start[u + 1] - start[u] == 1:
+            labels[o] = buf[start[u]]
+            weights[o] = 1.0
+            o += 1
+            ptr[u + 1] = o
+            continue
         row = buf[start[u] : start[u + 1]]
-        row.sort()
+        if row.shape[0] > 1:
+            row.sort()
         q = 0
         while q < row.shape[0]:
             x = row[q]
@@ -663,7 +670,7 @@ def _user_array(ids, what) -> pa.Array:
     a = np.asarray(ids)
     if a.ndim != 1:
         raise InvalidArgumentError(f"{what} must be one-dimensional")
-    if a.dtype.kind in "iu":
+    if a.dtype.kind in "iu" or a.size == 0:
         return pa.array(a.astype(np.int64, copy=False))
     if a.dtype.kind in "UO":
         try:
