@@ -17,6 +17,21 @@ in-degree about 400k), 480k stars and 490k chains with about 3.8M edges, 290k at
 edges. Memory: the edge list (int32, 8 B per edge) and per-vertex weights (8 B per core
 vertex) while the CSR is built; about 1.5 s for 10M edges on 2 cores.
 
+:func:`mention_tweets` adds what the seed's pipeline reads from tweets: hashtags and
+planted **topics**. On the same layout (core, stars, chains, attaching mentions), every
+core user belongs to a topic drawn by Zipf weights (a share ``overlap`` to two or three),
+every star and chain to one. A core user's mentions each pick one of its topics and go
+to that topic's hubs (the hub weights restricted to its members), or with probability
+``mixing`` to any hub; so topic users mention each other far more than chance, while hubs
+stay heavy and the degree-1 share stays near 53%. Hashtags have Zipf popularity by id
+(``tag000...`` is the most used) and each belongs to one topic; a share ``tagged`` of
+the mentions (default 30%: most tweets carry none) carries Geometric(0.65) hashtags
+(mean 1.5, repeats counted once), each from the mention's topic or, with probability
+``general``, from all hashtags. Sampling uses alias tables (O(1) a draw) in compiled
+loops: 8M users and 10M mentions take about as long as :func:`mention_edges`
+(docs/mentions.md has the numbers). :func:`mention_data` wraps the arrays as
+:class:`~hpgraph.io.mentions.Mentions` with the planted truth (:class:`PlantedTopics`).
+
 :func:`lfr_graph` wraps NetworKit's LFR generator (Lancichinetti, Fortunato, Radicchi
 2008; non-overlapping communities) for the BMLPA evaluation.
 """
@@ -79,6 +94,50 @@ def _sizes(rng, budget, base, p):
     return s[s > 0]
 
 
+def _layout(rng, n, m, n_core, attach, unit):
+    """``(star_sizes, chain_sizes, n_attach, m_core)``: the stars and chains on the
+    ``n - n_core`` users after the core, how many of them attach to the core, and the
+    edges left for the core (an error if fewer than its users)."""
+    rest = n - n_core
+    star_sizes = _sizes(rng, rest // 2, 2, 0.25)  # centre + leaves
+    chain_sizes = _sizes(rng, rest - rest // 2, 2, 0.35)
+    small_edges = int(star_sizes.sum() - star_sizes.size + chain_sizes.sum() - chain_sizes.size)
+    groups = star_sizes.size + chain_sizes.size
+    n_attach = int(round(attach * groups))
+    m_core = m - small_edges - n_attach
+    if m_core < n_core:
+        raise InvalidArgumentError(
+            f"m={m:,} is too small for n={n:,}: the stars and chains take {small_edges:,} "
+            f"{unit} and every one of the {n_core:,} core users needs one; raise m or "
+            f"core_fraction"
+        )
+    return star_sizes, chain_sizes, n_attach, m_core
+
+
+def _stars_and_chains(rng, src, dst, pos, n_core, star_sizes, chain_sizes):
+    """Write the stars' and chains' edges from ``pos``: stars are vertex blocks after the
+    core (the centre first, each edge in a random direction), chains the blocks after
+    them (v -> v + 1). Returns ``(heads, group)``: every block's first vertex (stars,
+    then chains) and the block of each edge written."""
+    start = n_core + np.concatenate([[0], np.cumsum(star_sizes)[:-1]]).astype(np.int64)
+    owner = np.repeat(np.arange(star_sizes.size), star_sizes - 1)
+    first_leaf = np.concatenate([[0], np.cumsum(star_sizes - 1)[:-1]])
+    leaf = start[owner] + 1 + (np.arange(owner.size) - first_leaf[owner])
+    centre = start[owner]
+    flip = rng.random(owner.size) < 0.5
+    src[pos : pos + owner.size] = np.where(flip, leaf, centre)
+    dst[pos : pos + owner.size] = np.where(flip, centre, leaf)
+    pos += owner.size
+    base = n_core + int(star_sizes.sum())
+    cstart = base + np.concatenate([[0], np.cumsum(chain_sizes)[:-1]]).astype(np.int64)
+    cowner = np.repeat(np.arange(chain_sizes.size), chain_sizes - 1)
+    cfirst = np.concatenate([[0], np.cumsum(chain_sizes - 1)[:-1]])
+    a = cstart[cowner] + (np.arange(cowner.size) - cfirst[cowner])
+    src[pos : pos + a.size] = a
+    dst[pos : pos + a.size] = a + 1
+    return np.concatenate([start, cstart]), np.concatenate([owner, star_sizes.size + cowner])
+
+
 def mention_edges(
     n: int,
     m: int,
@@ -100,19 +159,7 @@ def mention_edges(
     idt = index_dtype(n)
     rng = np.random.Generator(stream(seed, _KEY_SHAPES))
     n_core = max(2, int(round(core_fraction * n)))
-    rest = n - n_core
-    star_sizes = _sizes(rng, rest // 2, 2, 0.25)  # centre + leaves
-    chain_sizes = _sizes(rng, rest - rest // 2, 2, 0.35)
-    small_edges = int(star_sizes.sum() - star_sizes.size + chain_sizes.sum() - chain_sizes.size)
-    groups = star_sizes.size + chain_sizes.size
-    n_attach = int(round(attach * groups))
-    m_core = m - small_edges - n_attach
-    if m_core < n_core:
-        raise InvalidArgumentError(
-            f"m={m:,} is too small for n={n:,}: the stars and chains take {small_edges:,} "
-            f"edges and every one of the {n_core:,} core users needs one; raise m or "
-            f"core_fraction"
-        )
+    star_sizes, chain_sizes, n_attach, m_core = _layout(rng, n, m, n_core, attach, "edges")
     src = np.empty(m, dtype=idt)
     dst = np.empty(m, dtype=idt)
     crng = np.random.Generator(stream(seed, _KEY_CORE))
@@ -124,31 +171,11 @@ def mention_edges(
     dst[:m_core] = hubs(m_core)
     loop = src[:m_core] == dst[:m_core]
     dst[:m_core][loop] = (dst[:m_core][loop] + 1) % n_core
-    # stars: vertex blocks after the core; the centre is the block's first vertex
-    pos = m_core
-    start = n_core + np.concatenate([[0], np.cumsum(star_sizes)[:-1]]).astype(np.int64)
-    owner = np.repeat(np.arange(star_sizes.size), star_sizes - 1)
-    first_leaf = np.concatenate([[0], np.cumsum(star_sizes - 1)[:-1]])
-    leaf = start[owner] + 1 + (np.arange(owner.size) - first_leaf[owner])
-    centre = start[owner]
-    flip = rng.random(owner.size) < 0.5
-    src[pos : pos + owner.size] = np.where(flip, leaf, centre)
-    dst[pos : pos + owner.size] = np.where(flip, centre, leaf)
-    pos += owner.size
-    # chains: v -> v + 1 inside each block
-    base = n_core + int(star_sizes.sum())
-    cstart = base + np.concatenate([[0], np.cumsum(chain_sizes)[:-1]]).astype(np.int64)
-    cowner = np.repeat(np.arange(chain_sizes.size), chain_sizes - 1)
-    cfirst = np.concatenate([[0], np.cumsum(chain_sizes - 1)[:-1]])
-    a = cstart[cowner] + (np.arange(cowner.size) - cfirst[cowner])
-    src[pos : pos + a.size] = a
-    dst[pos : pos + a.size] = a + 1
-    pos += a.size
+    heads, _ = _stars_and_chains(rng, src, dst, m_core, n_core, star_sizes, chain_sizes)
     # attaching mentions: the first vertex of some stars and chains mentions a core user
-    heads = np.concatenate([start, cstart])
     pick = rng.choice(heads.size, n_attach, replace=False) if n_attach else heads[:0]
-    src[pos:] = heads[pick]
-    dst[pos:] = hubs(n_attach)
+    src[m - n_attach :] = heads[pick]
+    dst[m - n_attach :] = hubs(n_attach)
     perm = np.random.Generator(stream(seed, _KEY_PERM)).permutation(n).astype(idt)
     return perm[src], perm[dst]
 
@@ -375,6 +402,36 @@ def _zipf_weights(rng, k, exponent):
     return w
 
 
+def _memberships(rng, topic_of, n_core, topics, overlap):
+    """``(uptr, mem_user, mem_topic)``: the core users' topics as a CSR by user. Every
+    user gets a topic by weight (the first ``topics`` random users one each, so no topic
+    is empty); a share ``overlap`` a second, a quarter of those a third (a draw, moved
+    to another topic if it repeats one; dropped if it still does)."""
+    k_u = 1 + (rng.random(n_core) < overlap).astype(np.int64)
+    k_u += (k_u == 2) & (rng.random(n_core) < 0.25)
+    first = topic_of(n_core)
+    first[rng.permutation(n_core)[:topics]] = np.arange(topics)
+    mem_user = np.repeat(np.arange(n_core), k_u)
+    mem_topic = np.repeat(first, k_u)
+    uptr = np.zeros(n_core + 1, dtype=np.int64)
+    np.cumsum(k_u, out=uptr[1:])
+    for extra in (1, 2):
+        at = uptr[:-1][k_u > extra] + extra
+        t = topic_of(at.size)
+        for prev in range(extra):
+            clash = t == mem_topic[at - extra + prev]
+            t[clash] = (t[clash] + 1 + rng.integers(0, max(topics - 1, 1), clash.sum())) % topics
+        mem_topic[at] = t
+    keep = np.ones(mem_user.size, dtype=bool)
+    for extra in (1, 2):
+        at = uptr[:-1][k_u > extra] + extra
+        for prev in range(extra):
+            keep[at[mem_topic[at] == mem_topic[at - extra + prev]]] = False
+    mem_user, mem_topic = mem_user[keep], mem_topic[keep]
+    np.cumsum(np.bincount(mem_user, minlength=n_core), out=uptr[1:])
+    return uptr, mem_user, mem_topic
+
+
 def mention_tweets(
     n: int,
     m: int,
@@ -397,9 +454,10 @@ def mention_tweets(
     docs/mentions.md): ``n`` users, exactly ``m`` mentions, ``hashtags`` hashtags named
     ``tag00000``... by popularity rank, ``topics`` topics (default ``hashtags // 20``,
     at most one per 50 core users). ``tagged``: share of mentions with hashtags;
-    ``mixing``: share of core mentions whose target ignores the topic; ``overlap``:
-    share of core users in two topics (a quarter as many more in three); ``general``:
-    share of hashtags drawn from all hashtags instead of the mention's topic."""
+    ``mixing``: share of mentions whose target ignores the topic; ``overlap``: share of
+    core users in more than one topic (a quarter of them in three); ``general``: share
+    of hashtags drawn from all hashtags instead of the mention's topic; the rest shape
+    the graph as in :func:`mention_edges`."""
     seed = check_seed(seed)
     if n < 2 or m < 1:
         raise InvalidArgumentError(f"mentions need n >= 2 and m >= 1, got n={n}, m={m}")
@@ -422,45 +480,12 @@ def mention_tweets(
         )
     idt = index_dtype(n)
     rng = np.random.Generator(stream(seed, _KEY_T_SHAPES))
-    rest = n - n_core
-    star_sizes = _sizes(rng, rest // 2, 2, 0.25)
-    chain_sizes = _sizes(rng, rest - rest // 2, 2, 0.35)
-    small_edges = int(star_sizes.sum() - star_sizes.size + chain_sizes.sum() - chain_sizes.size)
-    groups = star_sizes.size + chain_sizes.size
-    n_attach = int(round(attach * groups))
-    m_core = m - small_edges - n_attach
-    if m_core < n_core:
-        raise InvalidArgumentError(
-            f"m={m:,} is too small for n={n:,}: the stars and chains take {small_edges:,} "
-            f"mentions and every one of the {n_core:,} core users needs one; raise m or "
-            f"core_fraction"
-        )
+    star_sizes, chain_sizes, n_attach, m_core = _layout(rng, n, m, n_core, attach, "mentions")
 
     # topics: Zipf-weighted sizes; core users in 1-3 of them; every topic has a user
     trng = np.random.Generator(stream(seed, _KEY_T_TOPICS))
     topic_of = _weighted_sampler(trng, _zipf_weights(trng, topics, topic_exponent))
-    k_u = 1 + (trng.random(n_core) < overlap).astype(np.int64)
-    k_u += (k_u == 2) & (trng.random(n_core) < 0.25)
-    first = topic_of(n_core)
-    first[trng.permutation(n_core)[:topics]] = np.arange(topics)
-    mem_user = np.repeat(np.arange(n_core), k_u)
-    mem_topic = np.repeat(first, k_u)
-    uptr = np.zeros(n_core + 1, dtype=np.int64)
-    np.cumsum(k_u, out=uptr[1:])
-    for extra in (1, 2):  # the 2nd and 3rd topics: a draw, moved on if it repeats one
-        at = uptr[:-1][k_u > extra] + extra
-        t = topic_of(at.size)
-        for prev in range(extra):
-            clash = t == mem_topic[at - extra + prev]
-            t[clash] = (t[clash] + 1 + trng.integers(0, max(topics - 1, 1), clash.sum())) % topics
-        mem_topic[at] = t
-    keep = np.ones(mem_user.size, dtype=bool)  # drop repeats left when topics < 3
-    for extra in (1, 2):
-        at = uptr[:-1][k_u > extra] + extra
-        for prev in range(extra):
-            keep[at[mem_topic[at] == mem_topic[at - extra + prev]]] = False
-    mem_user, mem_topic = mem_user[keep], mem_topic[keep]
-    np.cumsum(np.bincount(mem_user, minlength=n_core), out=uptr[1:])
+    uptr, mem_user, mem_topic = _memberships(trng, topic_of, n_core, topics, overlap)
 
     # hashtags: Zipf popularity by rank (= id); every topic owns one, the rest by weight
     tag_w = np.arange(1, hashtags + 1, dtype=np.float64) ** -tag_exponent
@@ -502,27 +527,11 @@ def mention_tweets(
     del sent, mem_order
 
     # stars, chains and attaching mentions (as in mention_edges), each group in a topic
-    pos = m_core
-    start = n_core + np.concatenate([[0], np.cumsum(star_sizes)[:-1]]).astype(np.int64)
-    owner = np.repeat(np.arange(star_sizes.size), star_sizes - 1)
-    first_leaf = np.concatenate([[0], np.cumsum(star_sizes - 1)[:-1]])
-    leaf = start[owner] + 1 + (np.arange(owner.size) - first_leaf[owner])
-    centre = start[owner]
-    flip = rng.random(owner.size) < 0.5
-    src[pos : pos + owner.size] = np.where(flip, leaf, centre)
-    dst[pos : pos + owner.size] = np.where(flip, centre, leaf)
-    pos += owner.size
-    base = n_core + int(star_sizes.sum())
-    cstart = base + np.concatenate([[0], np.cumsum(chain_sizes)[:-1]]).astype(np.int64)
-    cowner = np.repeat(np.arange(chain_sizes.size), chain_sizes - 1)
-    cfirst = np.concatenate([[0], np.cumsum(chain_sizes - 1)[:-1]])
-    a = cstart[cowner] + (np.arange(cowner.size) - cfirst[cowner])
-    src[pos : pos + a.size] = a
-    dst[pos : pos + a.size] = a + 1
-    pos += a.size
-    heads = np.concatenate([start, cstart])
+    heads, group = _stars_and_chains(rng, src, dst, m_core, n_core, star_sizes, chain_sizes)
     group_topic = topic_of(heads.size)
-    topic[m_core:pos] = np.concatenate([group_topic[owner], group_topic[star_sizes.size + cowner]])
+    pos = m - n_attach
+    topic[m_core:pos] = group_topic[group]
+    del group
     chosen = rng.choice(heads.size, n_attach, replace=False) if n_attach else heads[:0]
     src[pos:] = heads[chosen]
     topic[pos:] = group_topic[chosen]
