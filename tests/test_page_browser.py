@@ -404,3 +404,21 @@ if os.environ.get("HPGRAPH_SCREENSHOT"):  # a manual look: HPGRAPH_SCREENSHOT=di
             shot = browser.send("Page.captureScreenshot", {"format": "png"})["data"]
             out = Path(os.environ["HPGRAPH_SCREENSHOT"]) / f"page{dim}d.png"
             out.write_bytes(base64.b64decode(shot))
+
+
+@pytest.mark.parametrize("n, dim", [(0, 2), (1, 2), (1, 3), (5, 3)])
+def test_tiny_pages_load_cleanly(browser, tmp_path, n, dim):
+    xy = np.arange(n * dim, dtype=float).reshape(n, dim)
+    com = np.zeros(n, dtype=np.int64)
+    com[::2] = -1  # some users in no community
+    write_page(tmp_path / "t.html", xy, com, user_ids=[f"u{v}" for v in range(n)])
+    _open(browser, tmp_path / "t.html")
+    assert browser.eval("window.hpgraph.kept") == n
+    if n:
+        p = browser.eval("window.hpgraph.pointToScreen(0)")
+        browser.mouse("mouseMoved", p["x"], p["y"])
+        browser.wait_for("!document.getElementById('tooltip').hidden")
+        assert "in no community" in browser.eval("document.getElementById('tooltip').innerText")
+    browser.type_search("u0")
+    time.sleep(0.1)
+    assert browser.problems() == []

@@ -1,11 +1,10 @@
-"""Input checks, the categorical palette and the fixed 3-D projection shared by the PNG and
+"""Input checks, the categorical palette and the fixed 3-D view (angles) shared by the PNG and
 the HTML page. Given the user's plain arrays, returns validated numpy arrays (or raises
 :class:`~hpgraph.errors.InvalidArgumentError` with one line saying what was expected)."""
 
 from __future__ import annotations
 
 import colorsys
-import math
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -19,7 +18,6 @@ __all__ = [
     "check_inputs",
     "palette",
     "colour_of_community",
-    "project_3d",
     "AZIMUTH_DEG",
     "ELEVATION_DEG",
     "NONE_RGB",
@@ -68,19 +66,6 @@ def colour_of_community(sizes: np.ndarray) -> np.ndarray:
     rgb = np.empty((sizes.size, 3), dtype=np.uint8)
     rgb[order] = palette(sizes.size)
     return rgb
-
-
-def project_3d(coords: np.ndarray, azimuth_deg=AZIMUTH_DEG, elevation_deg=ELEVATION_DEG):
-    """Screen (u, v) and depth for (n, 3) coordinates under the fixed orthographic view:
-    u to the right, v up, depth towards the viewer."""
-    a, e = math.radians(azimuth_deg), math.radians(elevation_deg)
-    x, y, z = coords[:, 0], coords[:, 1], coords[:, 2]
-    xr = x * math.cos(a) - y * math.sin(a)
-    yr = x * math.sin(a) + y * math.cos(a)
-    u = xr
-    v = z * math.cos(e) + yr * math.sin(e)
-    depth = -yr * math.cos(e) + z * math.sin(e)
-    return np.column_stack([u, v]), depth
 
 
 class Leaders(NamedTuple):

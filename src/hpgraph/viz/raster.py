@@ -28,6 +28,7 @@ the biggest get the palette's most distinct colours; vertices in no community ar
 
 from __future__ import annotations
 
+import math
 import os
 import time
 
@@ -36,7 +37,13 @@ from numba import njit
 
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.errors import InvalidArgumentError
-from hpgraph.viz._data import NONE_RGB, check_inputs, colour_of_community, project_3d
+from hpgraph.viz._data import (
+    AZIMUTH_DEG,
+    ELEVATION_DEG,
+    NONE_RGB,
+    check_inputs,
+    colour_of_community,
+)
 
 __all__ = ["render_png", "screen_positions"]
 
@@ -49,8 +56,9 @@ PNG_COMPRESSION = 3
 
 
 @njit(**NUMBA_FLAGS)
-def _aggregate(px, py, cidx, colours, w, h, r, count, acc):
-    """Per pixel: points (count) and summed colours (acc, (h*w, 3)); returns points drawn."""
+def _aggregate(px, py, cidx, colours, w, h, r, acc):
+    """Per pixel p: summed colours in acc[p, :3] and the number of points in acc[p, 3] (one
+    cache line per pixel: the scatter is bound by memory); returns the points drawn."""
     drawn = 0
     for i in range(px.shape[0]):
         x0 = px[i]
@@ -66,7 +74,7 @@ def _aggregate(px, py, cidx, colours, w, h, r, count, acc):
                 if x < 0 or x >= w:
                     continue
                 p = y * w + x
-                count[p] += 1.0
+                acc[p, 3] += 1.0
                 acc[p, 0] += colours[c, 0]
                 acc[p, 1] += colours[c, 1]
                 acc[p, 2] += colours[c, 2]
@@ -115,9 +123,25 @@ def _fit(uv, width, height, margin=MARGIN):
     return (lo[0] + hi[0]) / 2, (lo[1] + hi[1]) / 2, scale
 
 
+@njit(**NUMBA_FLAGS)
+def _project(x, ca, sa, ce, se):
+    """(u, v) of 3-D points under the fixed orthographic view: turn by the azimuth about z,
+    tilt towards the viewer by the elevation; u to the right, v up."""
+    uv = np.empty((x.shape[0], 2))
+    for i in range(x.shape[0]):
+        xr = x[i, 0] * ca - x[i, 1] * sa
+        yr = x[i, 0] * sa + x[i, 1] * ca
+        uv[i, 0] = xr
+        uv[i, 1] = x[i, 2] * ce + yr * se
+    return uv
+
+
 def _plane(coords):
     x = np.ascontiguousarray(coords, dtype=np.float64)
-    return np.ascontiguousarray(project_3d(x)[0]) if x.shape[1] == 3 else x
+    if x.shape[1] == 2:
+        return x
+    a, e = math.radians(AZIMUTH_DEG), math.radians(ELEVATION_DEG)
+    return _project(x, math.cos(a), math.sin(a), math.cos(e), math.sin(e))
 
 
 def screen_positions(coords, width, height, margin=MARGIN):
@@ -131,16 +155,16 @@ def screen_positions(coords, width, height, margin=MARGIN):
 
 
 @njit(**NUMBA_FLAGS)
-def _shade_kernel(count, acc, bg, min_alpha, img):
+def _shade_kernel(acc, bg, min_alpha, img):
     """Mean colour at log opacity over the background, pixel by pixel; returns pixels lit."""
     cmax = 0.0
-    for p in range(count.shape[0]):
-        if count[p] > cmax:
-            cmax = count[p]
+    for p in range(acc.shape[0]):
+        if acc[p, 3] > cmax:
+            cmax = acc[p, 3]
     norm = np.log1p(cmax) if cmax > 0 else 1.0
     lit = 0
-    for p in range(count.shape[0]):
-        c = count[p]
+    for p in range(acc.shape[0]):
+        c = acc[p, 3]
         if c == 0:
             for k in range(3):
                 img[p, k] = np.uint8(bg[k])
@@ -153,11 +177,11 @@ def _shade_kernel(count, acc, bg, min_alpha, img):
     return lit
 
 
-def _shade(count, acc, background, min_alpha):
+def _shade(acc, background, min_alpha):
     """RGB uint8 pixels (h*w, 3) from the aggregates, and the number of lit pixels."""
-    img = np.empty(acc.shape, dtype=np.uint8)
+    img = np.empty((acc.shape[0], 3), dtype=np.uint8)
     bg = np.asarray(background, dtype=np.float64)
-    lit = _shade_kernel(count, acc, bg, float(min_alpha), img)
+    lit = _shade_kernel(acc, bg, float(min_alpha), img)
     return img, int(lit)
 
 
@@ -218,14 +242,13 @@ def render_png(
         r = 0 if n > area / 20 else (1 if n > area / 400 else 2)
     else:
         r = int(spread)
-    count = np.zeros(width * height, dtype=np.float32)
-    acc = np.zeros((width * height, 3), dtype=np.float32)
+    acc = np.zeros((width * height, 4), dtype=np.float32)
     t1 = time.perf_counter()
-    drawn = _aggregate(px, py, cidx, colours, width, height, r, count, acc)
+    drawn = _aggregate(px, py, cidx, colours, width, height, r, acc)
     t2 = time.perf_counter()
-    img, lit = _shade(count, acc, background, float(min_alpha))
+    img, lit = _shade(acc, background, float(min_alpha))
     t3 = time.perf_counter()
-    del count, acc
+    del acc
     img = img.reshape(height, width, 3)
     labels, skipped, marked, t4 = _composite(
         path, img, pos, inp, rgb, title, label_top, mark_top, legend_top, background
