@@ -1,10 +1,14 @@
 """BMLPA benchmark: (a) the seed paper's workload, a mention-like graph (default 8M
 vertices, 10M edges) for b in {0.05, 0.10, 0.20, 0.40}, timed against NetworKit's
-parallel label propagation (PLP, non-overlapping) on the same graph in the same run;
-(b) NMI against planted communities on seeded LFR graphs for mu = 0.1 .. 0.5.
+parallel label propagation (PLP, non-overlapping) on the same graph in the same run,
+from graph in memory to cover; initial labels from rough cores (the paper) or from the
+hashtags of generated mention data (the seed, ``--initial hashtags``); stop by the seed's
+update-rate rule (default) or the paper's counts rule (``--stop counts``);
+(b) NMI against planted communities on seeded LFR graphs for mu = 0.1 .. 0.5, for both
+stop rules.
 
     .venv/bin/python bench/bmlpa_bench.py                      # full size
-    .venv/bin/python bench/bmlpa_bench.py --n 1000000 --m 1250000 --max-iterations 20
+    .venv/bin/python bench/bmlpa_bench.py --n 1000000 --m 1250000 --initial hashtags
 
 Peak RSS is the process's (``resource.getrusage``), so it is the largest of the runs so
 far; each b is run in a fresh child process to give its own figure.
@@ -37,17 +41,28 @@ def _rss_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _input(args):
+    """(graph, initial labels) of the benchmark's mention graph."""
+    from hpgraph.generators.mention import mention_data, mention_graph
+
+    if args.initial == "hashtags":
+        mentions, _ = mention_data(args.n, args.m, seed=args.seed)
+        return mentions.graph, mentions.initial_labels()
+    return mention_graph(args.n, args.m, seed=args.seed), "rough-cores"
+
+
 def _one_b(args, b, queue):
     from hpgraph.algorithms.bmlpa import bmlpa
     from hpgraph.generators.mention import mention_graph
 
-    g = mention_graph(args.n, args.m, seed=args.seed)
+    g, initial = _input(args)
     base = _rss_mib()
     bmlpa(mention_graph(2000, 2500, seed=1), b=b, max_labels=math.ceil(1 / b))  # warm-up
+    stop = {"stop": args.stop, "tolerance": args.tolerance}
     t0 = time.perf_counter()
     r = bmlpa(
-        g, b=b, max_labels=math.ceil(1 / b), max_iterations=args.max_iterations,
-        threads=args.threads,
+        g, b=b, initial=initial, max_labels=math.ceil(1 / b),
+        max_iterations=args.max_iterations, threads=args.threads, **stop,
     )  # fmt: skip
     total = time.perf_counter() - t0
     steps = r.stats.supersteps
@@ -60,6 +75,8 @@ def _one_b(args, b, queue):
             "post_s": r.meta["postprocess_s"],
             "iterations": r.meta["iterations"],
             "converged": r.meta["converged"],
+            "stopped_by": r.meta["stopped_by"],
+            "update_rate": r.meta["update_rate"],
             "steps_s": float(np.sum([s.total_s for s in steps])),
             "first_step_s": float(steps[0].total_s),
             "step_mean_s": float(np.mean([s.total_s for s in steps])),
@@ -77,10 +94,8 @@ def _one_b(args, b, queue):
 def mention_part(args):
     import networkit as nk
 
-    from hpgraph.generators.mention import mention_graph
-
     t0 = time.perf_counter()
-    g = mention_graph(args.n, args.m, seed=args.seed)
+    g, _ = _input(args)
     gen_s = time.perf_counter() - t0
     s = g.symmetrized()
     deg = s.out_degree()
@@ -108,14 +123,18 @@ def mention_part(args):
         rows.append(row)
         print(json.dumps(row), flush=True)
     print(
-        "\n| b | max_labels | total s | x PLP | iterations (converged) | init s "
+        f"\ninitial labels: {args.initial}; stop: {args.stop}"
+        f"{'' if args.stop == 'counts' else f' (tolerance {args.tolerance or 0.01})'}"
+    )
+    print(
+        "| b | max_labels | total s | x PLP | supersteps (stopped by) | init s "
         "| first superstep s | s/superstep mean (max) | post s | MB sent/superstep "
         "| peak RSS MiB | communities | overlapping vertices |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print(f"| {r['b']:.2f} | {r['max_labels']} | {r['total_s']:.1f} | {r['vs_plp']:.1f} | "
-              f"{r['iterations']} ({'yes' if r['converged'] else 'no'}) | {r['init_s']:.1f} | "
+              f"{r['iterations']} ({r['stopped_by']}) | {r['init_s']:.1f} | "
               f"{r['first_step_s']:.1f} | {r['step_mean_s']:.2f} ({r['step_max_s']:.2f}) | "
               f"{r['post_s']:.1f} | {r['bytes_per_step'] / 1e6:.0f} | "
               f"{r['peak_rss_mib']:.0f} | {r['communities']:,} | "
@@ -131,20 +150,24 @@ def lfr_part(args):
 
     print(f"\nLFR n={args.lfr_n:,}, average degree 20, max degree 50, communities 20..100, "
           f"seed {args.seed}; BMLPA b={args.lfr_b}")  # fmt: skip
-    print("| mu | NMI LFK | NMI max | communities (planted) | s | PLP NMI LFK |")
-    print("|---|---|---|---|---|---|")
+    print("| mu | stop | supersteps | NMI LFK | NMI max | communities (planted) | s "
+          "| PLP NMI LFK |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|")
     for mu in args.mu:
         g, planted = lfr_graph(args.lfr_n, mu, seed=args.seed)
-        t0 = time.perf_counter()
-        r = bmlpa(g, b=args.lfr_b, threads=args.threads)
-        t = time.perf_counter() - t0
         plp = nk.community.PLP(_nk_graph(g))
         plp.run()
-        plp_part = np.asarray(plp.getPartition().getVector(), dtype=np.int64)
-        print(f"| {mu:.1f} | {overlapping_nmi(r, planted):.3f} | "
-              f"{overlapping_nmi(r, planted, variant='max'):.3f} | {r.num_communities} "
-              f"({np.unique(planted).size}) | {t:.2f} | {overlapping_nmi(plp_part, planted):.3f} |",
-              flush=True)  # fmt: skip
+        plp_nmi = overlapping_nmi(np.asarray(plp.getPartition().getVector(), np.int64), planted)
+        for stop in ("rate", "counts"):
+            t0 = time.perf_counter()
+            r = bmlpa(g, b=args.lfr_b, threads=args.threads, stop=stop,
+                      tolerance=args.tolerance if stop == "rate" else None)  # fmt: skip
+            t = time.perf_counter() - t0
+            print(f"| {mu:.1f} | {stop} | {r.meta['iterations']} | "
+                  f"{overlapping_nmi(r, planted):.3f} | "
+                  f"{overlapping_nmi(r, planted, variant='max'):.3f} | {r.num_communities} "
+                  f"({np.unique(planted).size}) | {t:.2f} | {plp_nmi:.3f} |",
+                  flush=True)  # fmt: skip
 
 
 def main():
@@ -159,6 +182,9 @@ def main():
     ap.add_argument("--lfr-n", type=int, default=10_000)
     ap.add_argument("--lfr-b", type=float, default=0.3)
     ap.add_argument("--mu", type=float, nargs="+", default=[0.1, 0.2, 0.3, 0.4, 0.5])
+    ap.add_argument("--initial", choices=["rough-cores", "hashtags"], default="rough-cores")
+    ap.add_argument("--stop", choices=["rate", "counts"], default="rate")
+    ap.add_argument("--tolerance", type=float, default=None)
     ap.add_argument("--skip-mention", action="store_true")
     ap.add_argument("--skip-lfr", action="store_true")
     args = ap.parse_args()

@@ -101,7 +101,8 @@ class BMLPAResult(VertexResult):
     vertex v are ``community_of[ptr[v]:ptr[v+1]]`` (ascending) with coefficients
     ``coefficient[ptr[v]:ptr[v+1]]``. ``sizes[c]`` is community c's member count and
     ``label[c]`` the label it grew from (the input's id of the vertex whose own or
-    rough-core label it was, or the initial label's name).
+    rough-core label it was, or the initial label's name); ``named[c]`` says which (True:
+    an initial label's name, such as a hashtag).
     """
 
     ptr: np.ndarray = None
@@ -109,6 +110,7 @@ class BMLPAResult(VertexResult):
     coefficient: np.ndarray = None
     sizes: np.ndarray = None
     label: np.ndarray = None
+    named: np.ndarray = None
 
     @property
     def num_communities(self) -> int:
@@ -1632,4 +1634,5 @@ def bmlpa(
         coefficient=coef,
         sizes=sizes,
         label=label,
+        named=origin >= n if names is not None else np.zeros(sizes.shape[0], dtype=np.bool_),
     )
