@@ -221,10 +221,15 @@ class MentionTweets(NamedTuple):
     planted: PlantedTopics
 
 
+_ONE = float(2**53)  # alias thresholds are integers: keep the slot if fraction * 2**53 < it
+
+
 @njit(**NUMBA_FLAGS)
-def _alias_tables(seg_ptr, weights):
+def _alias_tables(seg_ptr, weights, items):
     """Walker/Vose alias tables, one per segment ``seg_ptr[k]..seg_ptr[k+1]-1`` of
-    ``weights``: item j keeps itself with probability ``prob[j]``, else ``alias[j]``."""
+    ``weights``, packed one row per slot so that a draw reads one cache line: slot j
+    gives ``row[1]`` (its own item) if the uniform fraction times 2**53 is below
+    ``row[0]``, else ``row[2]`` (its alias's item)."""
     total = weights.shape[0]
     prob = np.empty(total, dtype=np.float64)
     alias = np.empty(total, dtype=np.int64)
@@ -260,35 +265,38 @@ def _alias_tables(seg_ptr, weights):
             prob[small[q]] = 1.0
         for q in range(nl):
             prob[large[q]] = 1.0
-    return prob, alias
-
-
-@njit(**NUMBA_FLAGS)
-def _alias_draw(seg_ptr, prob, alias, seg, u):
-    """Item of segment ``seg[i]`` for the uniform ``u[i]`` (slot = integer part of
-    ``u * size``, the fraction decides between the slot and its alias)."""
-    out = np.empty(u.shape[0], dtype=np.int64)
-    for i in range(u.shape[0]):
-        k = seg[i] if seg.shape[0] else 0
-        x = u[i] * (seg_ptr[k + 1] - seg_ptr[k])
-        j = min(int(x), seg_ptr[k + 1] - seg_ptr[k] - 1)
-        j += seg_ptr[k]
-        out[i] = j if x - int(x) < prob[j] else alias[j]
-    return out
+    table = np.zeros((total, 4), dtype=np.int64)
+    for j in range(total):
+        table[j, 0] = np.int64(prob[j] * _ONE)
+        table[j, 1] = items[j]
+        table[j, 2] = items[alias[j]]
+    return table
 
 
 @njit(**NUMBA_FLAGS)
 def _alias_one(tables, k, u):
-    seg_ptr, prob, alias = tables
+    """The item of segment ``k`` for the uniform ``u`` (slot = integer part of
+    ``u * size``; the fraction decides between the slot's item and its alias's)."""
+    seg_ptr, table = tables
     size = seg_ptr[k + 1] - seg_ptr[k]
     x = u * size
     j = min(int(x), size - 1)
-    j += seg_ptr[k]
-    return j if x - int(x) < prob[j] else alias[j]
+    r = seg_ptr[k] + j
+    return table[r, 1] if np.int64((x - j) * _ONE) < table[r, 0] else table[r, 2]
 
 
 @njit(**NUMBA_FLAGS)
-def _core_kernel(rng, sent, uptr, mem_topic, by_topic, topic_hubs, hubs, mixing, src, dst, topic):
+def _alias_draw(tables, seg, u):
+    """:func:`_alias_one` for every ``u[i]``, in segment ``seg[i]`` (0 if ``seg`` is
+    empty)."""
+    out = np.empty(u.shape[0], dtype=np.int64)
+    for i in range(u.shape[0]):
+        out[i] = _alias_one(tables, seg[i] if seg.shape[0] else 0, u[i])
+    return out
+
+
+@njit(**NUMBA_FLAGS)
+def _core_kernel(rng, sent, uptr, mem_topic, topic_hubs, hubs, mixing, src, dst, topic):
     """User u sends ``sent[u]`` mentions, in order of u: each in a random one of u's
     topics, to a hub of that topic (redrawn up to three times if it is u) or, with
     probability ``mixing``, to any hub; a remaining self-mention goes to u + 1."""
@@ -300,11 +308,11 @@ def _core_kernel(rng, sent, uptr, mem_topic, by_topic, topic_hubs, hubs, mixing,
         for _ in range(sent[u]):
             k = mem_topic[a + min(int(rng.random() * deg), deg - 1)]
             if rng.random() >= mixing:
-                v = by_topic[_alias_one(topic_hubs, k, rng.random())]
+                v = _alias_one(topic_hubs, k, rng.random())
                 for _ in range(3):
                     if v != u:
                         break
-                    v = by_topic[_alias_one(topic_hubs, k, rng.random())]
+                    v = _alias_one(topic_hubs, k, rng.random())
             else:
                 v = _alias_one(hubs, 0, rng.random())
             if v == u:
@@ -316,11 +324,11 @@ def _core_kernel(rng, sent, uptr, mem_topic, by_topic, topic_hubs, hubs, mixing,
 
 
 @njit(**NUMBA_FLAGS)
-def _tag_kernel(rng, topic, tagged, general, in_topic, anywhere, tag_order):
+def _tag_kernel(rng, topic, tagged, general, in_topic, anywhere):
     """``(tag_ptr, tag_ids)``: mention i is tagged with probability ``tagged``; then it
-    draws Geometric(0.65) hashtags, each from its topic's (``in_topic`` tables over
-    ``tag_order``) or, with probability ``general``, from all (``anywhere``); repeats
-    count once, ids ascending."""
+    draws Geometric(0.65) hashtags, each from its topic's (``in_topic``) or, with
+    probability ``general``, from all (``anywhere``); repeats count once, ids
+    ascending."""
     m = topic.shape[0]
     counts = np.zeros(m, dtype=np.int64)
     for i in range(m):
@@ -335,7 +343,7 @@ def _tag_kernel(rng, topic, tagged, general, in_topic, anywhere, tag_order):
             if rng.random() < general:
                 x = _alias_one(anywhere, 0, rng.random())
             else:
-                x = tag_order[_alias_one(in_topic, topic[i], rng.random())]
+                x = _alias_one(in_topic, topic[i], rng.random())
             q = o
             while q > a and out[q - 1] > x:
                 q -= 1
@@ -367,31 +375,34 @@ def _permute_rows(perm, ptr, vals):
     return new_ptr, out
 
 
-def _segment_sampler(rng, seg_ptr, weights):
+def _segment_sampler(rng, seg_ptr, weights, items=None):
     """A function drawing, for each segment id in ``seg``, an item of that segment
-    (items ``seg_ptr[k]..seg_ptr[k+1]-1``) with probability ~ ``weights`` (alias
-    method: O(1) a draw; every segment must be non-empty)."""
+    (``items[seg_ptr[k]:seg_ptr[k+1]]``, default their positions) with probability ~
+    ``weights`` (alias method: O(1) a draw; every segment must be non-empty). Its
+    ``tables`` feed the compiled loops' :func:`_alias_one`."""
     seg_ptr = np.ascontiguousarray(seg_ptr, dtype=np.int64)
-    prob, alias = _alias_tables(seg_ptr, np.ascontiguousarray(weights, dtype=np.float64))
+    if items is None:
+        items = np.arange(weights.shape[0], dtype=np.int64)
+    w = np.ascontiguousarray(weights, dtype=np.float64)
+    tables = (seg_ptr, _alias_tables(seg_ptr, w, np.ascontiguousarray(items, dtype=np.int64)))
 
     def draw(seg):
         seg = np.ascontiguousarray(seg, dtype=np.int64)
-        return _alias_draw(seg_ptr, prob, alias, seg, rng.random(seg.shape[0]))
+        return _alias_draw(tables, seg, rng.random(seg.shape[0]))
 
-    draw.tables = (seg_ptr, prob, alias)
+    draw.tables = tables
     return draw
 
 
 def _weighted_sampler(rng, weights):
     """A function drawing ``size`` ids with probability ~ ``weights`` (alias method)."""
-    seg_ptr = np.array([0, weights.shape[0]], dtype=np.int64)
-    prob, alias = _alias_tables(seg_ptr, np.ascontiguousarray(weights, dtype=np.float64))
+    one = _segment_sampler(rng, np.array([0, weights.shape[0]]), weights)
     none = np.empty(0, dtype=np.int64)
 
     def draw(size):
-        return _alias_draw(seg_ptr, prob, alias, none, rng.random(size))
+        return _alias_draw(one.tables, none, rng.random(size))
 
-    draw.tables = (seg_ptr, prob, alias)
+    draw.tables = one.tables
     return draw
 
 
@@ -507,7 +518,7 @@ def mention_tweets(
     mem_seg = np.zeros(topics + 1, dtype=np.int64)
     np.cumsum(np.bincount(mem_topic, minlength=topics), out=mem_seg[1:])
     by_topic = mem_user[mem_order]
-    topic_hubs = _segment_sampler(crng, mem_seg, hub_w[by_topic])
+    topic_hubs = _segment_sampler(crng, mem_seg, hub_w[by_topic], by_topic)
     src = np.empty(m, dtype=np.int64)
     dst = np.empty(m, dtype=np.int64)
     topic = np.empty(m, dtype=np.int32)
@@ -516,7 +527,6 @@ def mention_tweets(
         sent,
         uptr,
         mem_topic,
-        by_topic,
         topic_hubs.tables,
         hubs.tables,
         mixing,
@@ -537,17 +547,15 @@ def mention_tweets(
     topic[pos:] = group_topic[chosen]
     inside = rng.random(n_attach) >= mixing
     d = hubs(n_attach)
-    d[inside] = by_topic[topic_hubs(topic[pos:][inside])]
+    d[inside] = topic_hubs(topic[pos:][inside])
     dst[pos:] = d
 
     # hashtags of each mention: a share ``tagged`` carries Geometric(0.65) draws (mean
     # 1.5), each from the mention's topic or, for a share ``general``, from all hashtags
     grng = np.random.Generator(stream(seed, _KEY_T_TAGS))
-    in_topic = _segment_sampler(grng, tag_seg, tag_w[tag_order])
+    in_topic = _segment_sampler(grng, tag_seg, tag_w[tag_order], tag_order)
     anywhere = _weighted_sampler(grng, tag_w)
-    tag_ptr, tag_ids = _tag_kernel(
-        grng, topic, tagged, general, in_topic.tables, anywhere.tables, tag_order
-    )
+    tag_ptr, tag_ids = _tag_kernel(grng, topic, tagged, general, in_topic.tables, anywhere.tables)
     del topic
 
     # planted truth, then random user ids
