@@ -391,3 +391,22 @@ def test_from_arrays_sorts_rows_and_checks():
     assert m.tag_ptr.tolist() == [0, 2, 2] and m.tag_ids.tolist() == [0, 2]
     with pytest.raises(InvalidArgumentError, match="tag_ptr"):
         Mentions.from_arrays([0], [1], [0], [], [])
+
+
+@pytest.mark.parametrize("as_string", [False, True])
+def test_parquet_row_groups_with_their_own_dictionaries(tmp_path, as_string):
+    rng = np.random.default_rng(SEED)
+    m, k = 3000, 30
+    src, dst = rng.integers(0, 500, m), rng.integers(0, 500, m)
+    ptr = np.concatenate([[0], np.cumsum(rng.integers(0, 3, m))])
+    tags = rng.integers(0, k, ptr[-1])
+    names = [f"t{i:02d}" for i in range(k)]
+    write_mentions(tmp_path / "one.parquet", src, dst, ptr, tags, names)
+    one = read_mentions(tmp_path / "one.parquet")
+    table = pq.read_table(tmp_path / "one.parquet")
+    if as_string:
+        joined = [",".join(x) or None for x in table["hashtags"].to_pylist()]
+        table = table.set_column(2, "hashtags", pa.array(joined))
+    pq.write_table(table, tmp_path / "many.parquet", row_group_size=400)
+    assert pq.ParquetFile(tmp_path / "many.parquet").num_row_groups == 8
+    same(one, read_mentions(tmp_path / "many.parquet"))
