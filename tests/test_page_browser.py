@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import websocket  # websocket-client, in the test extra
 
 from conftest import SEED
 from hpgraph.viz import write_page
@@ -27,7 +28,6 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="Debian's chromium is not installed (apt-get install chromium)"
 )
-websocket = pytest.importorskip("websocket", reason="websocket-client is in the test extra")
 
 
 class CDP:
