@@ -279,3 +279,13 @@ def test_page_memberships_and_bad_input(tmp_path):
     with pytest.raises(InvalidArgumentError, match="sizes"):
         write_page(tmp_path / "x.html", xy, com, user_ids=np.arange(n), sizes=[1])
     assert not (tmp_path / "x.html").exists()
+
+
+def test_import_is_light():
+    """Importing hpgraph.viz loads neither matplotlib nor PIL (render_png does, when called)."""
+    import subprocess
+    import sys
+
+    code = "import sys, hpgraph.viz; print('matplotlib' in sys.modules, 'PIL' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
