@@ -1,7 +1,12 @@
-"""The benchmark loop: graphs, roots, warm-up, trials, verification, cross-checks."""
+"""The benchmark loop: graphs, roots, warm-up, trials, verification, cross-checks.
+
+Which kernels run, how each is called, verified and compared comes from its registry
+entry (:data:`hpgraph.algorithms.ALGORITHMS`, its :class:`~hpgraph.algorithms.BenchSpec`).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import platform
@@ -13,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from hpgraph.algorithms.registry import ALGORITHMS, bench_kernels, resolve
 from hpgraph.bench._convert import canonical_components, loops_per_vertex, traversed_edges
 from hpgraph.bench.peers import GraphForms, available_peers
 from hpgraph.config import DEFAULT_THREADS
@@ -20,11 +26,33 @@ from hpgraph.errors import InvalidArgumentError
 
 __all__ = ["KERNELS", "BenchReport", "run_bench", "parse_graph_spec", "make_graph"]
 
-#: Kernels the harness knows, in report order.
-KERNELS = ("pagerank", "bfs", "wcc", "sssp")
-ROOTED = ("bfs", "sssp")
+#: Kernels the harness knows (the registry entries with a ``bench``), in report order.
+KERNELS = bench_kernels()
 #: Tolerance of PageRank / SSSP cross-checks (Graphalytics: relative 1e-4).
 RTOL = 1e-4
+
+
+@dataclass(frozen=True)
+class _Values:
+    """How results of one :attr:`BenchSpec.values` kind are compared: ``normal`` puts an
+    array in normal form; ``noun`` names what differs when compared exactly (None:
+    relative ``RTOL``); ``reached`` marks the vertices a traversal reached (for TEPS)."""
+
+    normal: Any
+    noun: str | None
+    reached: Any = None
+
+
+_VALUES = {
+    "depth": _Values(lambda a: a.astype(np.int32), "depths", lambda a: a >= 0),
+    "partition": _Values(canonical_components, "labels"),
+    "real": _Values(lambda a: a.astype(np.float64), None),
+    "distance": _Values(lambda a: a.astype(np.float64), None, np.isfinite),
+}
+
+
+def _values(kernel) -> _Values:
+    return _VALUES[ALGORITHMS[kernel].bench.values]
 
 
 # ---------------------------------------------------------------------------- graphs
@@ -128,48 +156,33 @@ def current_rss_bytes() -> int | None:
 
 # --------------------------------------------------------------------- hpgraph side
 def _hpgraph_kernels():
-    """({kernel: function}, {kernel: verifier}, why missing); imported lazily so the
-    harness runs while hpgraph's algorithms are being written."""
+    """({kernel: function}, {kernel: verifier}, why missing): the registry's functions,
+    imported here, so that the harness runs while hpgraph's algorithms are being written."""
     try:
-        from hpgraph.algorithms import ALGORITHMS
+        fns = {k: ALGORITHMS[k].function for k in KERNELS}
     except Exception as exc:
         return {}, {}, f"hpgraph.algorithms not importable ({type(exc).__name__}: {exc})"
-    try:
-        from hpgraph.algorithms import verify as v
-
-        verifiers = {
-            "bfs": v.verify_bfs,
-            "wcc": v.verify_wcc,
-            "pagerank": v.verify_pagerank,
-            "sssp": v.verify_sssp,
-        }
-    except Exception:
-        verifiers = {}
-    # registry entries are functions or objects holding one in ``.function``
-    fns = {k: getattr(ALGORITHMS[k], "function", ALGORITHMS[k]) for k in KERNELS if k in ALGORITHMS}
+    verifiers = {}
+    for k in KERNELS:
+        verifier = ALGORITHMS[k].verifier
+        if verifier is not None:
+            with contextlib.suppress(Exception):
+                verifiers[k] = resolve(verifier.function)
     return fns, verifiers, ""
 
 
-_RESULT_COLUMN = {"bfs": "depth", "wcc": "component", "pagerank": "rank", "sssp": "distance"}
-
-
 def _hpgraph_call(fn, kernel, graph, params, threads):
-    if kernel == "pagerank":
-        return lambda _root: fn(
-            graph, damping=params["damping"], iterations=params["iterations"], threads=threads
-        )
-    if kernel in ROOTED:
-        return lambda root: fn(graph, int(root), threads=threads)
-    return lambda _root: fn(graph, threads=threads)
+    """``run(root)``: one call of hpgraph's ``kernel``, as its registry entry says."""
+    algo = ALGORITHMS[kernel]
+    kw = {p: params[p] for p in algo.bench.params}
+    if algo.needs_source:
+        return lambda root: fn(graph, int(root), threads=threads, **kw)
+    return lambda _root: fn(graph, threads=threads, **kw)
 
 
 def _verify(verifier, kernel, graph, root, result, params):
-    if kernel == "pagerank":
-        verifier(graph, result, params["damping"], params["iterations"])
-    elif kernel in ROOTED:
-        verifier(graph, int(root), result)
-    else:
-        verifier(graph, result)
+    source = int(root) if ALGORITHMS[kernel].needs_source else None
+    ALGORITHMS[kernel].verifier(graph, result, source, params, function=verifier)
 
 
 # ------------------------------------------------------------------- cross-checks
@@ -178,12 +191,10 @@ def _compare(kernel, got, ref) -> tuple[bool, str]:
     got = np.asarray(got)
     if got.shape != ref.shape:
         return False, f"shape {got.shape} != {ref.shape}"
-    if kernel == "bfs":
-        bad = int(np.count_nonzero(got != ref))
-        return bad == 0, "equal" if bad == 0 else f"{bad} depths differ"
-    if kernel == "wcc":
-        bad = int(np.count_nonzero(canonical_components(got) != ref))
-        return bad == 0, "equal" if bad == 0 else f"{bad} labels differ"
+    kind = _values(kernel)
+    if kind.noun is not None:
+        bad = int(np.count_nonzero(kind.normal(got) != ref))
+        return bad == 0, "equal" if bad == 0 else f"{bad} {kind.noun} differ"
     fin = np.isfinite(ref)
     if not np.array_equal(fin, np.isfinite(got)):
         return False, "reachability differs"
@@ -194,12 +205,7 @@ def _compare(kernel, got, ref) -> tuple[bool, str]:
 
 
 def _normal_form(kernel, arr):
-    arr = np.asarray(arr)
-    if kernel == "wcc":
-        return canonical_components(arr)
-    if kernel == "bfs":
-        return arr.astype(np.int32)
-    return arr.astype(np.float64)
+    return _values(kernel).normal(np.asarray(arr))
 
 
 # ---------------------------------------------------------------------------- report
@@ -260,7 +266,7 @@ class _Runner:
                 del refs[kernel]  # no (verified) result: the next exact system is the reference
 
     def _time(self, system, kernel, g, size, run, result, roots, refs, check, exact):
-        rooted = kernel in ROOTED
+        rooted = ALGORITHMS[kernel].needs_source
         keys = list(roots) if rooted else [None]
         times: dict[Any, list[float]] = {k: [] for k in keys}
         checks: list[str] = []
@@ -313,7 +319,7 @@ class _Runner:
                 if k not in ref_arrays:
                     continue
                 arr = ref_arrays[k]
-                reached = arr >= 0 if kernel == "bfs" else np.isfinite(arr)
+                reached = _values(kernel).reached(arr)
                 edges = traversed_edges(g, reached, self._loops(g))
                 if edges > 0:
                     inv.append(_median(times[k]) / edges)
@@ -458,7 +464,8 @@ class _GraphRun:
 def _prepare_graph(spec, kernels, nroots, seed, threads, rss_start, index, taken) -> _GraphRun:
     from hpgraph.graph import Graph
 
-    g, make_s = make_graph(spec, weighted="sssp" in kernels, seed=seed, threads=threads)
+    weighted = any(ALGORITHMS[k].wants_weights for k in kernels)
+    g, make_s = make_graph(spec, weighted=weighted, seed=seed, threads=threads)
     name = g.name or f"graph{index + 1}"
     if name in taken:  # rows are keyed by graph name
         name = f"{name}#{index + 1}"
@@ -490,7 +497,8 @@ def _prepare_graph(spec, kernels, nroots, seed, threads, rss_start, index, taken
 
 def _bench_hpgraph(report, runner, gr, kernel, hp, verifiers, hp_missing, verify, params):
     g, size = gr.g, gr.size
-    kg = gr.wg if kernel == "sssp" else g
+    algo = ALGORITHMS[kernel]
+    kg = gr.wg if algo.wants_weights else g
     if kg is None:
         report.rows.append(_missing_row(kernel, g, size, "hpgraph", "graph has no weights"))
         return
@@ -500,7 +508,7 @@ def _bench_hpgraph(report, runner, gr, kernel, hp, verifiers, hp_missing, verify
         return
     threads = runner.threads
     call = _hpgraph_call(hp[kernel], kernel, kg, params, threads)
-    col = _RESULT_COLUMN[kernel]
+    col = algo.bench.column
     verifier = verifiers.get(kernel)
 
     def check(root, result):
@@ -531,7 +539,9 @@ def _bench_hpgraph(report, runner, gr, kernel, hp, verifiers, hp_missing, verify
 
 def _bench_peer(report, runner, gr, peer, kernels, params, log):
     g, size = gr.g, gr.size
-    todo = [k for k in kernels if peer.has(k) and (k != "sssp" or gr.wg is not None)]
+    todo = [
+        k for k in kernels if peer.has(k) and (gr.wg is not None or not ALGORITHMS[k].wants_weights)
+    ]
     if not todo:
         return
     rss0 = current_rss_bytes()

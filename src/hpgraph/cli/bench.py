@@ -11,6 +11,7 @@ import traceback
 
 import click
 
+from hpgraph.algorithms.registry import ALGORITHMS, bench_kernels
 from hpgraph.cli._common import (
     CommandFailed,
     console,
@@ -19,9 +20,11 @@ from hpgraph.cli._common import (
     fmt_seconds,
     fmt_si,
     plural,
-    python_scalar,
     threads_option,
 )
+
+#: "bfs/sssp": the benchmarked kernels that take a source (roots), for the help texts.
+_ROOTED = "/".join(k for k in bench_kernels() if ALGORITHMS[k].needs_source)
 
 __all__ = ["bench", "demo"]
 
@@ -31,7 +34,7 @@ __all__ = ["bench", "demo"]
 @click.option(
     "--kernels",
     "-k",
-    default="pagerank,bfs,wcc,sssp",
+    default=",".join(bench_kernels()),
     show_default=True,
     help="Comma-separated kernels.",
 )
@@ -40,7 +43,7 @@ __all__ = ["bench", "demo"]
     type=click.IntRange(min=1),
     default=3,
     show_default=True,
-    help="Timed runs per kernel (per root for bfs/sssp), after one warm-up.",
+    help=f"Timed runs per kernel (per root for {_ROOTED}), after one warm-up.",
 )
 @threads_option
 @click.option(
@@ -48,7 +51,7 @@ __all__ = ["bench", "demo"]
     type=click.IntRange(min=1),
     default=8,
     show_default=True,
-    help="bfs/sssp sources per graph (Graph500 rule: an edge that is not a loop).",
+    help=f"{_ROOTED} sources per graph (Graph500 rule: an edge that is not a loop).",
 )
 @click.option(
     "--verify/--no-verify",
@@ -117,27 +120,6 @@ def _status(con, text):
     return con.status(text) if con.is_terminal else contextlib.nullcontext()
 
 
-def _short_summary(name, result) -> str:
-    import numpy as np
-
-    n = max(result.graph.n, 1)
-    if name == "bfs":
-        r = int(np.count_nonzero(result["depth"] >= 0))
-        return f"reached {r:,} ({100 * r / n:.1f}%), max depth {int(result['depth'].max())}"
-    if name == "sssp":
-        d = result["distance"]
-        fin = np.isfinite(d)
-        r = int(np.count_nonzero(fin))
-        return f"reached {r:,} ({100 * r / n:.1f}%), max distance {d[fin].max():.4g}"
-    if name == "wcc":
-        return f"{fmt_count(np.unique(result['component']).size)} components"
-    if name == "pagerank":
-        rank = result["rank"]
-        v = int(np.argmax(rank))
-        return f"top vertex {python_scalar(result.vertex_ids()[v])} (rank {rank[v]:.3g})"
-    return ""
-
-
 @click.command(short_help="Generate a Kronecker graph; run and verify every kernel.")
 @click.option(
     "--scale", type=click.IntRange(1, 30), default=16, show_default=True, help="2^SCALE vertices."
@@ -159,7 +141,6 @@ def demo(state, scale, edge_factor, threads, seed):
     from rich.table import Table
 
     from hpgraph._version import __version__
-    from hpgraph.algorithms import ALGORITHMS
     from hpgraph.cli.run import verify_result
     from hpgraph.config import DEFAULT_THREADS
     from hpgraph.errors import VerificationError
@@ -189,14 +170,18 @@ def demo(state, scale, edge_factor, threads, seed):
         f"bfs/sssp source: vertex {source} (the highest degree, {int(g.out_degree()[source]):,})"
     )
 
-    plan = [("pagerank", g, ()), ("bfs", g, (source,)), ("wcc", g, ()), ("sssp", wg, (source,))]
+    plan = [
+        (a.name, wg if a.wants_weights else g, (source,) if a.needs_source else ())
+        for a in map(ALGORITHMS.get, bench_kernels())
+    ]
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for col in ("kernel", "time", "supersteps", "EVPS", "result", "verified"):
         right = col in ("time", "supersteps", "EVPS")
         table.add_column(col, justify="right" if right else "left")
     failures = []
     for name, graph, args in plan:
-        fn = ALGORITHMS[name].function
+        algo = ALGORITHMS[name]
+        fn = algo.function
         try:
             with _status(err, f"{name}: warm-up (compiles on the first run) ..."):
                 fn(graph, *args, threads=threads)
@@ -226,7 +211,7 @@ def demo(state, scale, edge_factor, threads, seed):
             fmt_seconds(dt),
             fmt_count(result.meta.get("supersteps", 0)),
             fmt_si(size / dt if dt > 0 else float("nan")),
-            _short_summary(name, result),
+            algo.bench.brief(result) if algo.bench.brief else "",
             verified,
         )
     out.print(table)

@@ -1,9 +1,10 @@
 """``hpgraph run ALGORITHM INPUT``: one kernel on one graph, with a short report, the
 per-superstep statistics, verification and the per-vertex results written to CSV/Parquet.
 
-The algorithms and their options come from :data:`hpgraph.algorithms.ALGORITHMS`; their
-options (``--damping`` ...) are added to the command the first time it parses or shows
-help, so that ``hpgraph --help`` does not import the kernels.
+Everything about an algorithm comes from its entry in :data:`hpgraph.algorithms.ALGORITHMS`
+(:mod:`hpgraph.algorithms.registry`): the function, the options (``--damping`` ...,
+generated from its parameters when the command first parses or shows help), the report,
+the verifier. The registry imports no kernel, so ``hpgraph --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import time
 
 import click
 
+from hpgraph.algorithms.registry import ALGORITHMS, RUNTIMES, get_algorithm, resolve
 from hpgraph.cli._common import (
     console,
     fmt_count,
@@ -26,43 +28,74 @@ from hpgraph.cli._common import (
     threads_option,
 )
 
-__all__ = ["run", "result_summary", "stats_table", "verify_result"]
+__all__ = ["run", "param_option", "result_summary", "stats_table", "verify_result"]
 
 _OPT_PREFIX = "algo_"
 _RESULT_SUFFIXES = (".csv", ".csv.gz", ".parquet", ".pq")
 
 
 class _RunCommand(click.Command):
-    """``run``, whose algorithm options are read from the registry on first use."""
+    """``run``, whose algorithm options and help come from the registry (read again when
+    an entry changes, as a test or a plugin may add one)."""
+
+    _registry_key: tuple = ()
+    _generated: list = []
 
     def get_params(self, ctx):
-        if not getattr(self, "_algorithm_options_added", False):
-            self._algorithm_options_added = True
-            self.params.extend(_algorithm_options({p.name for p in self.params}))
+        key = tuple(ALGORITHMS.values())
+        if key != self._registry_key:
+            own = [p for p in self.params if p not in self._generated]
+            self._generated = _algorithm_options({p.name for p in own})
+            self.params = [*own, *self._generated]
+            self._registry_key = key
         return super().get_params(ctx)
+
+    @property
+    def help(self):
+        return self._help.format(algorithms=", ".join(ALGORITHMS))
+
+    @help.setter
+    def help(self, text):
+        self._help = text
+
+
+def param_option(param, *, help=None, dest=None) -> click.Option:
+    """The click option of a registry :class:`~hpgraph.algorithms.Param` (``--name``, or
+    ``--name/--no-name`` for a bool), default None so that the function's own default
+    applies and an option given can be told from one left out. For front ends that expose
+    an algorithm's parameters (``hpgraph run``, ``hpgraph communities``)."""
+    flag = param.flag
+    decls = [f"{flag}/--no-{flag[2:]}"] if param.type is bool else [flag]
+    if dest is not None:
+        decls.append(dest)
+    typ = click.Choice(param.choices) if param.choices else param.type
+    if help is None:
+        help = param.help + ("" if param.help_default is None else f" [{param.help_default}]")
+    return click.Option(decls, type=typ, default=None, show_default=False, help=help)
 
 
 def _algorithm_options(taken) -> list[click.Option]:
-    """One ``--name`` option per option any algorithm declares, default None (so that the
-    algorithm's own default applies and a stray option can be told apart)."""
-    from hpgraph.algorithms import ALGORITHMS
-
-    merged: dict[str, tuple[type, list]] = {}
+    """One option per parameter name any algorithm declares; its help lists each
+    algorithm's use (``pagerank: ... [20]; cdlp: ... [10]``)."""
+    merged: dict[str, list] = {}
     for algo in ALGORITHMS.values():
-        for opt, (typ, default, text) in algo.options.items():
-            merged.setdefault(opt, (typ, []))[1].append((algo.name, default, text))
+        for param in algo.params:
+            uses = merged.setdefault(param.name, [])
+            if uses and (param.type, param.choices) != (uses[0][1].type, uses[0][1].choices):
+                raise RuntimeError(
+                    f"algorithm option {param.name!r}: {algo.name} declares another type or "
+                    f"choices than {uses[0][0]}"
+                )
+            uses.append((algo.name, param))
     options = []
-    for opt, (typ, uses) in merged.items():
-        flag = opt.replace("_", "-")
-        if opt in taken:  # a registry option must not shadow one of run's own
-            raise RuntimeError(f"algorithm option {opt!r} clashes with an option of 'run'")
-        text = "; ".join(f"{name}: {t}" + ("" if d is None else f" [{d}]") for name, d, t in uses)
-        decls = [f"--{flag}/--no-{flag}"] if typ is bool else [f"--{flag}"]
-        options.append(
-            click.Option(
-                [*decls, _OPT_PREFIX + opt], type=typ, default=None, show_default=False, help=text
-            )
+    for name, uses in merged.items():
+        if name in taken:  # a registry option must not shadow one of run's own
+            raise RuntimeError(f"algorithm option {name!r} clashes with an option of 'run'")
+        text = "; ".join(
+            f"{a}: {p.help}" + ("" if p.help_default is None else f" [{p.help_default}]")
+            for a, p in uses
         )
+        options.append(param_option(uses[0][1], help=text, dest=_OPT_PREFIX + name))
     return options
 
 
@@ -75,8 +108,8 @@ def _algorithm_options(taken) -> list[click.Option]:
 @click.option(
     "--source",
     "-s",
-    help="bfs/sssp: the source vertex, in the input's ids. [default: the vertex of "
-    "highest out-degree]",
+    help=f"{'/'.join(a.name for a in ALGORITHMS.values() if a.needs_source)}: the source "
+    "vertex, in the input's ids. [default: the vertex of highest out-degree]",
 )
 @threads_option
 @click.option("--stats", is_flag=True, help="Print the per-superstep statistics table.")
@@ -101,7 +134,7 @@ def _algorithm_options(taken) -> list[click.Option]:
 @click.option(
     "--runtime",
     "runtime_name",
-    type=click.Choice(["local", "mpi"]),
+    type=click.Choice(list(RUNTIMES)),
     default="local",
     show_default=True,
     help="local: threads; mpi: one part per rank (when started by mpiexec).",
@@ -137,8 +170,7 @@ def run(
 ):
     """Run ALGORITHM on INPUT (a graph file, or a generated graph such as kronecker:16
     or uniform:1M:16M) on the local runtime, and report the time, supersteps, EVPS and
-    a summary of the result. ALGORITHM: bfs, wcc, pagerank, sssp, lcc, cdlp, bmlpa,
-    betweenness, edge_betweenness, apsp, dual_simulation, strict_simulation, layout.
+    a summary of the result. ALGORITHM: {algorithms}.
 
     \b
     Examples:
@@ -150,28 +182,27 @@ def run(
       hpgraph run strict_simulation g.el --labels labels.txt --pattern triangle.pat
       hpgraph run apsp roads.el -o distances.parquet   (streamed, source blocks)
     """
-    from hpgraph.algorithms import ALGORITHMS
-    from hpgraph.errors import InvalidArgumentError
-
     if ranks is not None:
         sys.exit(_launch_mpi(ranks))
     load = {k: options.pop(k) for k in ("directed", "weighted", "fmt", "no_cache", "seed")}
-    name = algorithm.lower()
-    algo = ALGORITHMS.get(name)
-    if algo is None:
-        raise InvalidArgumentError(
-            f"unknown algorithm {algorithm!r}; choose from {', '.join(ALGORITHMS)}"
-        )
+    algo = get_algorithm(algorithm)
+    name = algo.name
     given = {k[len(_OPT_PREFIX) :]: v for k, v in options.items() if v is not None}
-    stray = [k for k in given if k not in algo.options]
+    stray = [k for k in given if algo.param(k) is None]
     if stray:
-        own = ", ".join(f"--{o.replace('_', '-')}" for o in algo.options) or "none"
+        own = ", ".join(p.flag for p in algo.params) or "none"
         raise click.UsageError(
             f"--{stray[0].replace('_', '-')} does not apply to {name} (its options: {own})"
         )
     if source is not None and not algo.needs_source:
         rooted = ", ".join(a for a, x in ALGORITHMS.items() if x.needs_source)
         raise click.UsageError(f"--source applies only to {rooted}, not {name}")
+    if runtime_name not in algo.runtimes:
+        raise click.UsageError(
+            f"{name} does not run on the {runtime_name} runtime (only {', '.join(algo.runtimes)})"
+        )
+    # front-end options go to the entry's after_run, not to the function
+    front = {p.name: given.pop(p.name, p.default) for p in algo.params if p.front_end}
     if output is not None and not algo.writes_output:
         _check_result_path(output)
     if progress is None:
@@ -185,7 +216,7 @@ def run(
         cache=not load["no_cache"],
         seed=load["seed"],
         threads=threads,
-        generated_weighted=(name == "sssp"),
+        generated_weighted=algo.wants_weights,
     )
     args, source_row = (), None
     if algo.needs_source:
@@ -247,6 +278,8 @@ def run(
         out.print(f"wrote {output} ({cols}) in {fmt_seconds(time.perf_counter() - t0)}")
     if written is not None:
         out.print(f"wrote {runtime.size} parts like {written} (one per rank, in parallel)")
+    if algo.after_run is not None:
+        resolve(algo.after_run)(result, graph, front, out)
     if verify:
         from hpgraph.errors import VerificationError
 
@@ -383,110 +416,26 @@ def _graph_line(graph, input, how) -> str:
 
 
 def result_summary(name, result):
-    """(rows, extra table or None) summarising a result for the report."""
-    import numpy as np
-
-    g = result.graph
-    n = max(g.n, 1)
-    rows = []
-    table = None
-    if name == "bfs":
-        depth = result["depth"]
-        reached = int(np.count_nonzero(depth >= 0))
-        rows.append(("reached", f"{reached:,} of {g.n:,} vertices ({100 * reached / n:.1f}%)"))
-        rows.append(("max depth", fmt_count(depth.max(initial=0))))
-    elif name == "sssp":
-        dist = result["distance"]
-        fin = np.isfinite(dist)
-        reached = int(np.count_nonzero(fin))
-        rows.append(("reached", f"{reached:,} of {g.n:,} vertices ({100 * reached / n:.1f}%)"))
-        rows.append(("max distance", f"{dist[fin].max(initial=0.0):.6g}"))
-    elif name == "wcc":
-        comp = np.asarray(result["component"], dtype=np.int64)
-        sizes = np.bincount(comp, minlength=g.n) if g.n else np.zeros(0, np.int64)
-        k = int(np.count_nonzero(sizes))
-        rows.append(("components", fmt_count(k)))
-        if k:
-            rows.append(
-                ("largest", f"{int(sizes.max()):,} vertices ({100 * sizes.max() / n:.1f}%)")
-            )
-            rows.append(("singletons", fmt_count(np.count_nonzero(sizes == 1))))
-    elif name == "pagerank":
-        rank = result["rank"]
-        meta = result.meta
-        it = f"{meta.get('iterations', '?')}"
-        if meta.get("converged"):
-            it += " (converged: the L1 change fell below --tolerance)"
-        rows.append(("iterations", it))
-        rows.append(("rank sum", f"{rank.sum():.6f}"))
-        table = _top_ranks(result, 5)
-    elif name == "lcc":
-        meta = result.meta
-        rows.append(("triangles", fmt_count(meta["triangles"])))
-        rows.append(("average LCC", f"{meta['average_clustering']:.6g}"))
-        rows.append(("transitivity", f"{meta['transitivity']:.6g}"))
-    elif name in ("cdlp", "bmlpa"):
-        rows.append(("communities", fmt_count(result.meta["communities"])))
-        if name == "bmlpa":
-            meta = result.meta
-            conv = "converged" if meta["converged"] else "iteration limit reached"
-            rows.append(("iterations", f"{meta['iterations']} ({conv})"))
-            rows.append(("overlapping", f"{meta['overlapping_vertices']:,} vertices"))
-            if result.num_communities:
-                rows.append(("largest", f"{int(result.sizes.max()):,} members"))
-    elif name in ("betweenness", "edge_betweenness"):
-        col = result["betweenness"]
-        how = "exact" if result.meta.get("k") is None else f"{result.meta['k']} sampled sources"
-        rows.append(("sources", how))
-        if col.size:
-            top = int(np.argmax(col))
-            what = (
-                f"vertex {python_scalar(result.vertex_ids()[top])}"
-                if name == "betweenness"
-                else "edge {} -> {}".format(
-                    *(python_scalar(result.output_columns()[c][top]) for c in ("source", "target"))
-                )
-            )
-            rows.append(("highest", f"{what} ({col[top]:.6g})"))
-    elif name == "apsp":
-        meta = result.meta
-        if result.distances is None:
-            rows.append(("streamed", f"{meta.get('pairs', 0):,} pairs to {result.path}"))
-        else:
-            fin = np.isfinite(result.distances)
-            rows.append(("finite pairs", f"{int(fin.sum()):,} of {g.n * g.n:,}"))
-            rows.append(("diameter", f"{result.distances[fin].max(initial=0.0):.6g}"))
-    elif name == "dual_simulation":
-        rows.append(("matched", "yes" if result.matched else "no (some pattern vertex has none)"))
-        rows.append(("pairs", fmt_count(result.meta["pairs"])))
-    elif name == "strict_simulation":
-        meta = result.meta
-        rows.append(("balls", fmt_count(meta["balls"])))
-        rows.append(("matches", f"{meta['matches']:,} match subgraphs (radius {meta['radius']})"))
-    elif name == "layout":
-        meta = result.meta
-        what = f"{meta['dim']}-D, {meta['iterations']} iterations, {meta['method']} repulsion"
-        rows.append(("layout", what))
-    else:
-        rows.append(("columns", ", ".join(result.columns)))
-    return rows, table
+    """(rows, extra table or None) summarising a result for the report: the registry
+    entry's ``report``, or the result's columns."""
+    algo = ALGORITHMS.get(name)
+    if algo is None or algo.report is None:
+        return [("columns", ", ".join(result.columns))], None
+    rows, table = algo.report(result)
+    return rows, None if table is None else _report_table(table)
 
 
-def _top_ranks(result, k):
-    import numpy as np
+def _report_table(table):
+    """A :class:`~hpgraph.algorithms.ReportTable` as a rich table under its title."""
     from rich import box
     from rich.table import Table
 
-    rank = result["rank"]
-    top = np.argsort(-rank, kind="stable")[:k]
-    ids = result.vertex_ids()
     t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
-    t.add_column("#", justify="right")
-    t.add_column("vertex", justify="right")
-    t.add_column("rank", justify="right")
-    for i, v in enumerate(top.tolist(), 1):
-        t.add_row(str(i), str(python_scalar(ids[v])), f"{rank[v]:.6g}")
-    return _titled(f"top {len(top)} vertices by rank", t)
+    for col in table.columns:
+        t.add_column(col, justify="right")
+    for row in table.rows:
+        t.add_row(*row)
+    return _titled(table.title, t)
 
 
 def _titled(title, table):
@@ -541,37 +490,9 @@ def stats_table(job):
 def verify_result(name, graph, result, source=None, options=None) -> str:
     """Run the verifier of ``name`` on ``result``; returns what was checked, raises
     :class:`~hpgraph.errors.VerificationError` if the result is wrong."""
-    from hpgraph.algorithms import verify as v
+    algo = ALGORITHMS.get(name)
+    if algo is None or algo.verifier is None:
+        from hpgraph.errors import InvalidArgumentError
 
-    if name == "bfs":
-        v.verify_bfs(graph, source, result)
-        return "Graph500 BFS rules and Graphalytics depths"
-    if name == "sssp":
-        v.verify_sssp(graph, source, result)
-        return "Graph500 SSSP rules"
-    if name == "wcc":
-        v.verify_wcc(graph, result)
-        return "components equal SciPy's, up to relabelling"
-    if name == "pagerank":
-        d = result.meta.get("damping", 0.85)
-        it = result.meta.get("iterations", 20)
-        v.verify_pagerank(graph, result, d, it)
-        return f"within relative 1e-4 of a SciPy power iteration ({it} iterations)"
-    if name == "lcc":
-        from hpgraph.algorithms.lcc import verify_lcc
-
-        verify_lcc(graph, result)
-        return "local clustering within relative 1e-9 of SciPy sparse products"
-    if name == "cdlp":
-        from hpgraph.algorithms.cdlp import verify_cdlp
-
-        verify_cdlp(graph, result, result.meta.get("iterations", 10))
-        return "labels equal a NumPy implementation of Graphalytics CDLP"
-    if name == "dual_simulation":
-        from hpgraph.algorithms.simulation import verify_dual_simulation
-
-        verify_dual_simulation(graph, options["labels"], options["pattern"], result)
-        return "every pair has its labels and child and parent witnesses"
-    from hpgraph.errors import InvalidArgumentError
-
-    raise InvalidArgumentError(f"no verifier for {name!r}")
+        raise InvalidArgumentError(f"no verifier for {name!r}")
+    return algo.verifier(graph, result, source, options)
