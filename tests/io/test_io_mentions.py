@@ -97,6 +97,7 @@ def test_text_variants_read_the_same(text_file, text):
     assert m.graph.directed and m.graph.num_edges == 4
     assert m.tagged_share() == 0.75
     assert m.path.endswith("m.tsv")
+    assert repr(m) == "<Mentions 'm': 4 mentions, 4 users, 3 hashtags>"
 
 
 def test_integer_ids_parallel_mentions_and_gzip(text_file):

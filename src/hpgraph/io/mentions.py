@@ -57,7 +57,7 @@ from hpgraph.io._text import arrow_columns, graph_name, read_bytes
 __all__ = ["Mentions", "read_mentions", "write_mentions", "mention_format"]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class Mentions:
     """Mentions with hashtags. ``graph``: directed, one edge per mention (user ids in
     ``graph.ids``); ``src``/``dst``: internal id of each mention's endpoints, input order;
@@ -92,6 +92,12 @@ class Mentions:
             tags,
             list(tag_names),
             None if path is None else str(path),
+        )
+
+    def __repr__(self):
+        return (
+            f"<Mentions {self.graph.name!r}: {self.num_mentions:,} mentions, "
+            f"{self.num_users:,} users, {self.num_hashtags:,} hashtags>"
         )
 
     @property
