@@ -127,7 +127,7 @@ def main():
     ap.add_argument("--igraph", action="store_true", help="also igraph grid FR (100 iter)")
     ap.add_argument("--flat", action="store_true", help="also hpgraph layout (Barnes-Hut)")
     ap.add_argument("--top", type=int, default=1000)
-    ap.add_argument("--refine", type=int, default=5)
+    ap.add_argument("--refine", type=int, default=30)
     ap.add_argument("--png", default=None, help="draw the layout (rasterised) to this file")
     a = ap.parse_args()
 

@@ -61,7 +61,7 @@ from numba import njit
 
 from hpgraph.algorithms._common import check_graph
 from hpgraph.algorithms.bmlpa import simple_view
-from hpgraph.algorithms.layout import _ALPHA, _METHODS, BOX_HI, BOX_LO, T0, _fr_peer, _whole
+from hpgraph.algorithms.layout import BOX_HI, BOX_LO, T0, _Progress, _whole
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.engine.bsp import run_bsp
 from hpgraph.errors import InvalidArgumentError
@@ -520,6 +520,90 @@ def _leaders_to_centroids(pos, cid, ncomm, leader):
                 pos[u, a], pos[v, a] = pos[v, a], pos[u, a]
 
 
+@njit(**NUMBA_FLAGS)
+def _cell_sums(p, dim, ncell):
+    """Every vertex's cell (side 1/ncell over the unit frame, outside clamped to the
+    border cells) and each cell's vertex count and coordinate sums (in vertex order)."""
+    n = p.shape[0]
+    cells = ncell**dim
+    cell = np.empty(n, np.int64)
+    cnt = np.zeros(cells, np.float64)
+    sums = np.zeros((cells, 3), np.float64)
+    for v in range(n):
+        c = 0
+        stride = 1
+        for a in range(dim):
+            c += min(max(int(p[v, a] * ncell), 0), ncell - 1) * stride
+            stride *= ncell
+        cell[v] = c
+        cnt[c] += 1.0
+        sums[c, 0] += p[v, 0]
+        sums[c, 1] += p[v, 1]
+        sums[c, 2] += p[v, 2]
+    return cell, cnt, sums
+
+
+@njit(**NUMBA_FLAGS)
+def _refine_step(p, dim, lo, hi, indptr, indices, k, temp, ncell, cell, cnt, sums):
+    """One refinement iteration for vertices lo..hi-1: attraction d^2/k along every
+    simple-view edge, and from each of the 3^dim cells around the vertex's own a
+    repulsion ``m k^2 / d`` from the centre of mass of its m vertices (the vertex itself
+    left out of its own cell; d at least k/2): O(degree + 3^dim) per vertex whatever the
+    density, so crowded places spread instead of costing quadratic time."""
+    k2 = k * k
+    inv_k = 1.0 / k
+    floor2 = 0.25 * k2
+    out = np.empty((hi - lo, 3), np.float64)
+    for u in range(lo, hi):
+        ux, uy, uz = p[u, 0], p[u, 1], p[u, 2]
+        fx = fy = fz = 0.0
+        home = cell[u]
+        hx = home % ncell
+        hy = (home // ncell) % ncell
+        hz = home // (ncell * ncell) if dim == 3 else 0
+        for o in range(3**dim):
+            ix = hx + o % 3 - 1
+            iy = hy + (o // 3) % 3 - 1
+            iz = hz + (o // 9) - 1 if dim == 3 else 0
+            if ix < 0 or iy < 0 or iz < 0 or ix >= ncell or iy >= ncell or iz >= ncell:
+                continue
+            c = ix + ncell * (iy + ncell * iz)
+            m = cnt[c]
+            sx, sy, sz = sums[c, 0], sums[c, 1], sums[c, 2]
+            if c == home:
+                m -= 1.0
+                sx -= ux
+                sy -= uy
+                sz -= uz
+            if m <= 0.0:
+                continue
+            dx, dy, dz = ux - sx / m, uy - sy / m, uz - sz / m
+            d2 = dx * dx + dy * dy + dz * dz
+            if d2 > 1e-18 * k2:
+                f = k2 * m / max(d2, floor2)
+                fx += dx * f
+                fy += dy * f
+                fz += dz * f
+            else:  # at the centre of mass: out along an axis picked by the vertex
+                a = u % dim
+                fx += k * m if a == 0 else 0.0
+                fy += k * m if a == 1 else 0.0
+                fz += k * m if a == 2 else 0.0
+        for e in range(indptr[u], indptr[u + 1]):
+            v = indices[e]
+            dx, dy, dz = p[v, 0] - ux, p[v, 1] - uy, p[v, 2] - uz
+            f = math.sqrt(dx * dx + dy * dy + dz * dz) * inv_k
+            fx += dx * f
+            fy += dy * f
+            fz += dz * f
+        s = math.sqrt(fx * fx + fy * fy + fz * fz)
+        scale = temp / s if s > temp else 1.0
+        out[u - lo, 0] = ux + fx * scale
+        out[u - lo, 1] = uy + fy * scale
+        out[u - lo, 2] = uz + fz * scale if dim == 3 else 0.0
+    return out
+
+
 # ---------------------------------------------------------------------------------------
 # orchestration
 
@@ -540,6 +624,33 @@ def _coarse_peer(peer, pos0, mass, rad, indptr, indices, w, k, gravity, temps):
         pos[lo:hi] = new
         for src, block in peer.messages():
             pos[offsets[src] : offsets[src + 1]] = block
+    return pos[:, :dim].copy() if peer.pid == 0 else None
+
+
+def _refine_peer(peer, pos0, indptr, indices, k, temps, ncell, progress):
+    """The refinement, one vertex range per peer; every peer holds every position and
+    builds its own copy of the cell sums (the same on every peer)."""
+    (n, dim), P = pos0.shape, peer.num_peers
+    offsets = [n * q // P for q in range(P + 1)]
+    lo, hi = offsets[peer.pid], offsets[peer.pid + 1]
+    pos = np.zeros((n, 3), np.float64)
+    pos[:, :dim] = pos0
+    show = _Progress(len(temps)) if progress and peer.pid == 0 else None
+    for it, t in enumerate(temps):
+        cell, cnt, sums = _cell_sums(pos, dim, ncell)
+        new = _refine_step(pos, dim, lo, hi, indptr, indices, k, t, ncell, cell, cnt, sums)
+        del cell, cnt, sums
+        for q in range(P):
+            if q != peer.pid:
+                peer.send(q, new)
+        peer.sync()
+        pos[lo:hi] = new
+        for src, block in peer.messages():
+            pos[offsets[src] : offsets[src + 1]] = block
+        if show is not None:
+            show.update(it + 1)
+    if show is not None:
+        show.close()
     return pos[:, :dim].copy() if peer.pid == 0 else None
 
 
@@ -631,8 +742,8 @@ def community_layout(
     progress=False,
     top=1000,
     top_iterations=200,
-    refine=5,
-    refine_temperature=1.0,
+    refine=30,
+    refine_temperature=10.0,
     window=64,
 ):
     """Positions of every vertex inside the unit square (``dim=2``) or cube (``dim=3``),
@@ -678,6 +789,7 @@ def community_layout(
         "refine_temperature": refine_temperature,
         "window": window,
     }
+    ball = math.pi if dim == 2 else 4.0 * math.pi / 3.0
     if n == 0:
         cols = {_COLS[a]: np.zeros(0) for a in range(dim)}
         return VertexResult("community_layout", graph, cols, meta=meta)
@@ -765,7 +877,6 @@ def community_layout(
     pos0 = np.random.default_rng(seed).random((kn, dim))
     temps = T0 * (1.0 - np.arange(top_iterations) / max(top_iterations, 1))
     grav = float(n) ** (1.0 - 2.0 / dim)
-    ball = math.pi if dim == 2 else 4.0 * math.pi / 3.0
     nrad = k * (nmass / ball) ** (1.0 / dim)  # area (volume) m k^dim
     res = run_bsp(
         _coarse_peer,
@@ -808,17 +919,22 @@ def community_layout(
     # 5. refinement: FR's grid variant on the whole graph, cool
     stats = res.stats
     if refine:
-        g = graph.symmetrized()
         kr = k * scale
-        rtemps = refine_temperature * kr * (1.0 - np.arange(refine) / refine)
+        # moves stay local: a vertex travels (sum of the temperatures) at most the radius
+        # of the median vertex's community
+        local = kr * (float(np.median(size[cid])) / ball) ** (1.0 / dim)
+        t0 = min(refine_temperature * kr, 2.0 * local / refine)
+        rtemps = t0 * (1.0 - np.arange(refine) / refine)
+        ncell = max(1, min(int(1.0 / (2.0 * kr)), int((4 * n) ** (1.0 / dim))))
         res = run_bsp(
-            _fr_peer,
+            _refine_peer,
             peers=threads,
-            args=(g, pos, _METHODS["grid"], kr, 0.8, 0.0, rtemps, _ALPHA["grid"], progress),
+            args=(pos, indptr, indices, kr, rtemps, ncell, progress),
             runtime=runtime,
         )
-        pos, _ = _frame(np.concatenate(res.results))
+        pos, _ = _frame(res.results[0])
         stats = res.stats
+        meta["refine_start_temperature"] = t0 / kr
         if is_leader.any():  # back to the centre after the refinement's moves
             _leaders_to_centroids(pos, cid, ncomm, leader)
     times["refine_s"] = time.perf_counter() - t
