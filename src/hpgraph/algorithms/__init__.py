@@ -71,6 +71,13 @@ __all__ = [
 
 def __getattr__(name):
     target = _LAZY.get(name)
+    if target is None and not name.startswith("__"):
+        # a submodule (``verify``, ``simulation`` ...), imported on first use
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
     if target is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     module, _, attr = target.partition(":")

@@ -34,6 +34,7 @@ __all__ = [
     "get_algorithm",
     "bench_kernels",
     "resolve",
+    "COMMON_ARGUMENTS",
 ]
 
 #: Runtimes an algorithm can name in :attr:`Algorithm.runtimes`.
@@ -142,7 +143,10 @@ class Algorithm:
     (:class:`BenchSpec`, or None: not benchmarked). ``runtimes``: where it runs;
     ``whole_graph``: every rank needs the whole graph (a peer-level program), not just its
     part. ``after_run(result, graph, options, console)``: called by ``hpgraph run`` after
-    the report with the ``front_end`` parameters' values."""
+    the report with the ``front_end`` parameters' values. ``api_only``: keyword parameters
+    of the function deliberately left off the command line (arrays, aliases); with
+    ``params``, :data:`COMMON_ARGUMENTS`, ``seed`` and ``output`` they account for every
+    parameter of the function (a test checks it against the signature)."""
 
     name: str
     target: Callable | str
@@ -159,6 +163,7 @@ class Algorithm:
     runtimes: tuple[str, ...] = RUNTIMES
     whole_graph: bool = False
     after_run: Callable | str | None = None
+    api_only: tuple[str, ...] = ()
 
     @property
     def function(self):
@@ -510,6 +515,7 @@ _ENTRIES = (
             ),
         ),
         seeded=True,
+        api_only=("p",),  # the paper's name for b
         report=_report_bmlpa,
         columns=("vertex", "community", "belonging"),
         whole_graph=True,
@@ -521,6 +527,7 @@ _ENTRIES = (
         "vertex betweenness centrality (Brandes; NetworkX 3.6 scaling)",
         (_K, _NORMALIZED, Param("endpoints", bool, False, "count s and t as on the path")),
         seeded=True,
+        api_only=("sources", "weighted"),
         report=lambda result: _report_betweenness(result, _top_vertex),
         columns=("vertex", "betweenness"),
         whole_graph=True,
@@ -532,6 +539,7 @@ _ENTRIES = (
         "edge betweenness centrality, one row per edge",
         (_K, _NORMALIZED),
         seeded=True,
+        api_only=("sources", "weighted"),
         report=lambda result: _report_betweenness(result, _top_edge),
         columns=("source", "target", "betweenness"),
         whole_graph=True,
@@ -546,6 +554,7 @@ _ENTRIES = (
             Param("max_memory", int, None, "bytes the dense n x n matrix may take"),
         ),
         writes_output=True,
+        api_only=("weighted",),
         report=_report_apsp,
         columns=("source", "target", "distance"),
         whole_graph=True,
@@ -556,6 +565,7 @@ _ENTRIES = (
         False,
         "pattern matching by dual simulation: the pattern vertices each vertex matches",
         (_LABELS, _PATTERN),
+        api_only=("pattern_labels",),
         verifier=Verifier(_A + "simulation:verify_dual_simulation", _simulation_args, _DUAL_CHECKS),
         report=_report_dual,
         columns=("vertex", "mask"),
@@ -566,6 +576,7 @@ _ENTRIES = (
         False,
         "pattern matching by strict simulation (Fard et al.): match subgraphs",
         (_LABELS, _PATTERN),
+        api_only=("pattern_labels",),
         report=_report_strict,
         columns=("match_id", "centre", "pattern_vertex", "vertex"),
         whole_graph=True,
@@ -583,6 +594,7 @@ _ENTRIES = (
             Param("gravity", float, None, "pull to the centre (default 1; 0 for grid)"),
         ),
         seeded=True,
+        api_only=("k", "initial"),
         report=_report_layout,
         columns=("vertex", "x", "y"),
         whole_graph=True,

@@ -26,7 +26,8 @@ from hpgraph.errors import InvalidArgumentError
 
 __all__ = ["KERNELS", "BenchReport", "run_bench", "parse_graph_spec", "make_graph"]
 
-#: Kernels the harness knows (the registry entries with a ``bench``), in report order.
+#: Kernels the harness knows (the registry entries with a ``bench``), in report order, when
+#: this module was imported; :func:`run_bench` reads the registry again.
 KERNELS = bench_kernels()
 #: Tolerance of PageRank / SSSP cross-checks (Graphalytics: relative 1e-4).
 RTOL = 1e-4
@@ -159,11 +160,11 @@ def _hpgraph_kernels():
     """({kernel: function}, {kernel: verifier}, why missing): the registry's functions,
     imported here, so that the harness runs while hpgraph's algorithms are being written."""
     try:
-        fns = {k: ALGORITHMS[k].function for k in KERNELS}
+        fns = {k: ALGORITHMS[k].function for k in bench_kernels()}
     except Exception as exc:
         return {}, {}, f"hpgraph.algorithms not importable ({type(exc).__name__}: {exc})"
     verifiers = {}
-    for k in KERNELS:
+    for k in bench_kernels():
         verifier = ALGORITHMS[k].verifier
         if verifier is not None:
             with contextlib.suppress(Exception):
@@ -379,9 +380,10 @@ def run_bench(
     if isinstance(kernels, str):
         kernels = [k for k in kernels.split(",") if k]
     kernels = [k.strip().lower() for k in kernels]
-    bad = [k for k in kernels if k not in KERNELS]
+    known = bench_kernels()
+    bad = [k for k in kernels if k not in known]
     if bad or not kernels:
-        raise InvalidArgumentError(f"unknown kernels {bad}: choose from {', '.join(KERNELS)}")
+        raise InvalidArgumentError(f"unknown kernels {bad}: choose from {', '.join(known)}")
     if isinstance(graphs, str):
         graphs = [graphs]
     if not graphs:
