@@ -5,50 +5,61 @@ the unit square (cube): the drawing is centred and its longest side spans ``[0, 
 
 The scheme is Walshaw's multilevel Fruchterman-Reingold ("A multilevel algorithm for
 force-directed graph drawing", JGAA 7(3), 2003) with the coarsening given by the
-communities instead of matchings, and sfdp/OpenOrd's idea of laying out only the coarse
-levels with all-pairs forces:
+communities instead of matchings, all-pairs forces only on the coarsest level (as sfdp
+and OpenOrd), and a cheap local refinement on the whole graph:
 
 1. **Communities.** Each vertex's community (a leader, when given, is moved into the
    community it leads, the largest one when it leads several) is renumbered 0..C-1; its
    size is its member count. The community graph joins two communities by the number of
    edges of the undirected simple view (directions ignored, parallel edges merged,
    self-loops dropped) whose ends lie in them.
-2. **Groups.** Communities are ranked by size (ties: smaller id first). The ``top``
-   largest are the coarse nodes. Every other community attaches to its most-connected
-   neighbour among the communities ranked above it (ties: the higher ranked), so the
-   attachments form a forest whose roots are the top communities and "orphans"
-   (communities with no higher-ranked neighbour: the roots of small components). A top
-   community's node holds its whole tree; the orphans' trees are packed, in rank order,
-   into ``max(1, top // 8)`` bins of about equal vertex count, one node each.
-3. **Coarse layout.** The coarse nodes (at most ``top + top // 8``) are laid out by FR
-   with masses (each node stands for its m vertices collapsed into one point): repulsion
-   ``m_v k^2 / d`` from node v, attraction ``(w_uv / m_u) d^2 / k`` (w the simple-view
-   edges between the two nodes), gravity and cooling as :func:`~hpgraph.algorithms.layout.
-   layout` (``k = (1/n)^(1/dim)``, n the vertex count), all pairs summed exactly, for
-   ``top_iterations`` iterations from ``default_rng(seed)`` positions. Each node is then
-   a disc (ball) of area (volume) ``m k^dim``, and overlapping discs are pushed apart,
-   the lighter one further, until no two overlap by more than 1% of the mean radius.
-4. **Placement**, nested: in a node's disc its trees (in a bin: several), in a tree's
-   disc its communities, in a community's disc its members, each on a "mass sunflower":
-   children in rank order (members: the leader, then by decreasing degree, then id), the
-   first at the centre, child j at radius ``R ((M_<j + m_j / 2) / M)^(1/dim)`` (``M_<j``
-   the mass before it, ``M`` the total) and the golden angle times j (3-D: the R2
-   low-discrepancy sequence on the sphere), with a disc of radius ``R (m_j / M)^(1/dim)``
-   (its share of the parent). Members are thus spread at about one per ``k^dim``, with
-   leaders and hubs at their community's centre.
-5. **Refinement.** The placement is scaled into the frame (k scaled with it) and
-   ``refine`` iterations of FR's grid variant run on the whole graph (repulsion within
-   ``2k``, attraction along every edge, no gravity), with the temperature falling
-   linearly from ``refine_temperature * k``: neighbours pull together, local overlaps
-   spread, the large scale stays. Then the drawing is scaled into the unit frame.
+2. **Groups.** Communities are ranked by size (ties: smaller id first); the ``top``
+   largest are the coarse nodes. Every other community's parent is its most-connected
+   neighbour among the higher-ranked communities (ties: the higher ranked); the parent
+   links form trees rooted at the top communities and at "orphans" (no higher-ranked
+   neighbour). Then, until nothing changes, an orphan tree with edges to a tree of a
+   higher-ranked root hangs its root under the community of such a tree it has most
+   edges to, so in the end an orphan tree is a union of connected components with no top
+   community (stars, chains, small groups). A top community's node holds its tree; the
+   orphan trees are packed, in rank order, into ``max(1, top // 8)`` bins of about equal
+   vertex count, one node each.
+3. **Coarse layout.** The coarse nodes are laid out by FR with masses (a node stands for
+   its m vertices collapsed into a disc, or ball, of area ``m k^dim``, ``k = (1/n)^(1/dim)``,
+   n the vertex count): repulsion ``m_v k^2 / gap`` from node v and attraction
+   ``(w_uv / m_u) gap^2 / k`` (w the simple-view edges between them), ``gap`` the distance
+   between the two discs' rims (at least k/10 for repulsion), gravity and cooling as
+   :func:`~hpgraph.algorithms.layout.layout`, all pairs summed exactly, for
+   ``top_iterations`` iterations from ``default_rng(seed)`` positions; then up to
+   :data:`SEPARATION_SWEEPS` sweeps push overlapping discs apart (the lighter further).
+4. **Placement**, nested, on "mass sunflowers": in a node's disc its trees (a bin has
+   several), heaviest at the centre, tree j at radius ``R ((M_<j + m_j / 2) / M)^(1/dim)``
+   (``M_<j`` the mass before it, ``M`` the total) and the golden angle times j (3-D: the
+   R2 low-discrepancy sequence on the sphere), in a disc of radius ``R (m_j / M)^(1/dim)``.
+   In a tree, a community sits at the centre of its subtree's disc with its children's
+   discs around it; in a community's own disc, its members: each member's parent is its
+   highest-ranked neighbour in the community (rank: the leader first, then degree
+   descending, then id), so leaves sit around their hubs and hubs around the community's
+   centre. A member with neighbours in other communities takes, of the next ``window``
+   free slots of its parent's sunflower, the one pointing closest to those communities.
+   Members are spread about one per ``k^dim``; leaders are then swapped with the member
+   nearest their community's centroid.
+5. **Refinement.** The drawing is scaled into the frame (k with it) and ``refine``
+   iterations move every vertex at once: attraction ``d^2 / k`` along each simple-view
+   edge, and repulsion ``m k^2 / d`` from the centre of mass of the m vertices of each
+   of the 3^dim cells (side about 2k) around it (itself left out; d at least k/2), so a
+   crowded place spreads at O(1) cost per vertex instead of FR-grid's quadratic one; no
+   gravity. The temperature falls linearly from ``refine_temperature * k``, capped so
+   that a vertex travels at most the radius of the median vertex's community (the
+   refinement stays local to communities). Leaders are swapped back to their
+   community's centroid, and the drawing is scaled into the unit frame.
 
 Deterministic for a seed and bitwise identical for any number of threads or MPI ranks:
 steps 3 and 5 are :func:`~hpgraph.engine.bsp.run_bsp` peer programs in which every
-vertex's move is a fixed-order sum over positions that every peer holds in full (step 5
-is :mod:`hpgraph.algorithms.layout`'s own grid peer program), the rest is sequential.
-Cost: O(n + m) for steps 1, 2, 4 (plus a sort of the cross-community edges and of the
-vertices by community), O(top^2) per coarse iteration, O(n + m + close pairs) per
-refinement iteration.
+vertex's move is a fixed-order sum over positions (and cell sums) that every peer holds
+in full; the rest is sequential. Cost: O(n + m) for steps 1, 2, 4 plus sorts of the
+cross-community edges and of the vertices by (community, degree); O(K^2) per coarse
+iteration and per separation sweep (K = ``top + top // 8`` nodes at most); O(n + m) per
+refinement iteration (each peer also builds the cell sums, O(n + cells)).
 """
 
 from __future__ import annotations
@@ -627,6 +638,27 @@ def _coarse_peer(peer, pos0, mass, rad, indptr, indices, w, k, gravity, temps):
     return pos[:, :dim].copy() if peer.pid == 0 else None
 
 
+@njit(**NUMBA_FLAGS)
+def _permuted_csr(indptr, indices, order):
+    """The CSR of the graph renumbered so that new vertex i is old ``order[i]``."""
+    n = order.shape[0]
+    inv = np.empty(n, np.int64)
+    for i in range(n):
+        inv[order[i]] = i
+    ptr = np.zeros(n + 1, np.int64)
+    for i in range(n):
+        v = order[i]
+        ptr[i + 1] = ptr[i] + indptr[v + 1] - indptr[v]
+    idx = np.empty(ptr[n], indices.dtype)
+    for i in range(n):
+        v = order[i]
+        t = ptr[i]
+        for e in range(indptr[v], indptr[v + 1]):
+            idx[t] = inv[indices[e]]
+            t += 1
+    return ptr, idx
+
+
 def _refine_peer(peer, pos0, indptr, indices, k, temps, ncell, progress):
     """The refinement, one vertex range per peer; every peer holds every position and
     builds its own copy of the cell sums (the same on every peer)."""
@@ -758,8 +790,12 @@ def community_layout(
     (internal ids) and ``rank`` (rank 1 is placed), or one leader vertex per community
     (-1: none); a leader is drawn at the centre of the community it leads. Knobs: ``top``
     coarse communities laid out with all-pairs forces for ``top_iterations`` iterations;
-    ``refine`` grid-FR iterations on the whole graph starting at a temperature of
-    ``refine_temperature`` natural edge lengths (0 iterations: the placement as it is).
+    ``refine`` refinement iterations on the whole graph starting at a temperature of
+    ``refine_temperature`` natural edge lengths, or less (the cap in the module docstring;
+    ``meta["refine_start_temperature"]`` says which); 0: the placement as it is;
+    ``window``: sunflower slots a member with outside neighbours chooses from.
+    ``threads``/``runtime``: as :func:`~hpgraph.engine.bsp.run_bsp` (the result does not
+    depend on them); ``progress``: a progress bar for the refinement.
     """
     t_start = time.perf_counter()
     check_graph(graph)
@@ -926,13 +962,23 @@ def community_layout(
         t0 = min(refine_temperature * kr, 2.0 * local / refine)
         rtemps = t0 * (1.0 - np.arange(refine) / refine)
         ncell = max(1, min(int(1.0 / (2.0 * kr)), int((4 * n) ** (1.0 / dim))))
+        # vertices renumbered in cell order for the refinement (memory locality: the
+        # cell sums are built in order, a peer's vertices and most edges are near)
+        p3 = np.zeros((n, 3), np.float64)
+        p3[:, :dim] = pos
+        corder = np.argsort(_cell_sums(p3, dim, ncell)[0], kind="stable")
+        del p3
+        rptr, ridx = _permuted_csr(indptr, indices, corder)
         res = run_bsp(
             _refine_peer,
             peers=threads,
-            args=(pos, indptr, indices, kr, rtemps, ncell, progress),
+            args=(pos[corder], rptr, ridx, kr, rtemps, ncell, progress),
             runtime=runtime,
         )
-        pos, _ = _frame(res.results[0])
+        del rptr, ridx
+        pos = np.empty_like(pos)
+        pos[corder] = res.results[0]
+        pos, _ = _frame(pos)
         stats = res.stats
         meta["refine_start_temperature"] = t0 / kr
         if is_leader.any():  # back to the centre after the refinement's moves
