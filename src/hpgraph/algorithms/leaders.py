@@ -136,7 +136,7 @@ def _leaders_peer(peer, bptr, bidx, sources, cost, progress):
             if bar is not None:
                 bar.advance(len(mine[a : a + step]))
             elif callable(getattr(progress, "update", None)) and p == 0:
-                progress.update(f"{a + step:,} of {len(mine):,} searches on peer 0")
+                progress.update(f"{min(a + step, len(mine)):,} of {len(mine):,} searches on peer 0")
     finally:
         if bar is not None:
             bar.close()

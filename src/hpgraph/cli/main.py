@@ -17,6 +17,7 @@ import click
 
 from hpgraph._version import __version__
 from hpgraph.cli import bench as _bench
+from hpgraph.cli import communities as _communities
 from hpgraph.cli import graphs as _graphs
 from hpgraph.cli import run as _run
 from hpgraph.cli._common import CommandFailed, State
@@ -114,6 +115,9 @@ def cli(ctx, debug):
 
     \b
     Quick start:
+      hpgraph communities mention:300k:400k -o report
+                                            the seed's application: communities, leaders,
+                                            layout and pictures of mention data
       hpgraph demo                          generate, run and verify every kernel
       hpgraph generate kronecker --scale 16 -o kron16.hpgc
       hpgraph info kron16.hpgc
@@ -129,6 +133,7 @@ def cli(ctx, debug):
 
 
 for _command in (
+    _communities.communities,
     _graphs.generate,
     _graphs.info,
     _run.run,

@@ -22,12 +22,14 @@ planted **topics**. On the same layout (core, stars, chains, attaching mentions)
 core user belongs to a topic drawn by Zipf weights (a share ``overlap`` to two or three),
 every star and chain to one. A core user's mentions each pick one of its topics and go
 to that topic's hubs (the hub weights restricted to its members), or with probability
-``mixing`` to any hub; so topic users mention each other far more than chance, while hubs
-stay heavy and the degree-1 share stays near 53%. Hashtags have Zipf popularity by id
+``mixing`` (default 10%) to any hub; so topic users mention each other far more than
+chance, while hubs stay heavy and the degree-1 share stays near 53%. (With 30% mixing
+the global hubs join the topics so strongly that label propagation floods the whole
+core with one label.) Hashtags have Zipf popularity by id
 (``tag000...`` is the most used) and each belongs to one topic; a share ``tagged`` of
 the mentions (default 30%: most tweets carry none) carries Geometric(0.65) hashtags
 (mean 1.5, repeats counted once), each from the mention's topic or, with probability
-``general``, from all hashtags. Sampling uses alias tables (O(1) a draw) in compiled
+``general`` (default 5%), from all hashtags. Sampling uses alias tables (O(1) a draw) in compiled
 loops: 8M users and 10M mentions take about as long as :func:`mention_edges`
 (docs/mentions.md has the numbers). :func:`mention_data` wraps the arrays as
 :class:`~hpgraph.io.mentions.Mentions` with the planted truth (:class:`PlantedTopics`).
@@ -451,9 +453,9 @@ def mention_tweets(
     topics: int | None = None,
     seed: int = 0,
     tagged: float = 0.3,
-    mixing: float = 0.3,
+    mixing: float = 0.1,
     overlap: float = 0.1,
-    general: float = 0.15,
+    general: float = 0.05,
     tag_exponent: float = 1.0,
     topic_exponent: float = 0.5,
     core_fraction: float = 0.4,

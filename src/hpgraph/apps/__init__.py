@@ -1,0 +1,3 @@
+"""Applications: whole jobs chained from the kernels (the seed paper's communities app)."""
+
+__all__ = ["communities"]

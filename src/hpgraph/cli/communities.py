@@ -1,0 +1,142 @@
+"""``hpgraph communities``: the seed paper's application, mention data to a report folder
+(:mod:`hpgraph.apps.communities`)."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from hpgraph.cli._common import console, fmt_count, kv_lines, threads_option
+
+__all__ = ["communities"]
+
+
+@click.command(short_help="Mention data -> communities, leaders, layout, pictures.")
+@click.argument("mentions")
+@click.option(
+    "--output",
+    "-o",
+    required=True,
+    type=click.Path(file_okay=False),
+    help="The report folder to create (must not exist, unless --force).",
+)
+@click.option(
+    "--b",
+    "-b",
+    "b",
+    type=float,
+    default=0.1,
+    show_default=True,
+    help="BMLPA's belonging threshold, in (0, 1]: a label stays at a user when its score is "
+    "at least b times the best one.",
+)
+@click.option("--leaders", "-k", type=int, default=5, show_default=True,
+              help="Leaders (top betweenness) per community.")  # fmt: skip
+@click.option("--min-size", type=int, default=10, show_default=True,
+              help="Smallest community that gets leaders.")  # fmt: skip
+@click.option("--dim", type=click.Choice(["2", "3"]), default="2", show_default=True,
+              help="Layout dimensions (3: a rotating view on the page).")  # fmt: skip
+@click.option("--tolerance", type=float, default=None,
+              help="BMLPA stops once fewer than this share of users change labels in a "
+              "superstep (the seed's rule). [default: 0.01]")  # fmt: skip
+@click.option("--max-labels", type=int, default=None,
+              help="Labels kept per user. [default: ceil(1/b)]")  # fmt: skip
+@click.option("--page-budget", type=int, default=200_000, show_default=True,
+              help="Users drawn on the interactive page besides the leaders.")  # fmt: skip
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seed of a generated input, the leaders' sampling and the layout.")  # fmt: skip
+@threads_option
+@click.option(
+    "--ranks",
+    type=click.IntRange(min=1),
+    help="Run BMLPA on the MPI runtime with this many ranks (started with mpiexec); the "
+    "later stages run on rank 0.",
+)
+@click.option("--runtime", "runtime_name", type=click.Choice(["local", "mpi"]),
+              default="local", hidden=True)  # fmt: skip
+@click.option("--force", is_flag=True, help="Replace OUTPUT if it exists (only on success).")
+@click.option("--progress/--no-progress", default=True, show_default=True,
+              help="A line per stage and per superstep on stderr.")  # fmt: skip
+def communities(
+    mentions, output, b, leaders, min_size, dim, tolerance, max_labels, page_budget, seed,
+    threads, ranks, runtime_name, force, progress,
+):  # fmt: skip
+    """Find communities in MENTIONS, their leaders, a layout and pictures; write them to
+    the folder OUTPUT.
+
+    MENTIONS is a text file (one mention per line: `source target [hashtags]`, hashtags
+    comma-separated), a Parquet file (columns source, target[, hashtags]), or a generated
+    data set mention:USERS:MENTIONS[:HASHTAGS] (e.g. mention:300k:400k).
+
+    \b
+    OUTPUT gets:
+      cover.csv        vertex,community,belonging (one row per membership)
+      communities.csv  community,size,label,kind,leader
+      leaders.csv      community,rank,vertex,betweenness
+      layout.parquet   vertex,x,y[,z],community (the strongest one)
+      communities.png  the picture; index.html: the interactive page (open it in a browser)
+      summary.json     parameters, counts, time and peak memory of every stage
+
+    \b
+    Examples:
+      hpgraph generate mention -n 300k -m 400k -o mentions.parquet
+      hpgraph communities mentions.parquet -o report
+      hpgraph communities mention:300k:400k -o report --dim 3 --force
+    """
+    from hpgraph.apps.communities import run_communities
+
+    if ranks is not None:
+        from hpgraph.cli.run import _launch_mpi
+
+        sys.exit(_launch_mpi(ranks))
+    runtime = None
+    if runtime_name == "mpi":
+        from hpgraph.runtimes.mpi import MPIRuntime
+
+        runtime = MPIRuntime(threads=threads or 1)
+    report = run_communities(
+        mentions, output, b=b, leaders=leaders, min_size=min_size, dim=int(dim),
+        max_labels=max_labels, tolerance=tolerance, page_budget=page_budget, seed=seed,
+        threads=threads, runtime=runtime, force=force, progress=progress,
+    )  # fmt: skip
+    if report.out is None:  # not rank 0
+        return
+    s = report.summary
+    out = console()
+    c = s["communities"]
+    out.print(
+        kv_lines(
+            [
+                ("users", fmt_count(s["input"]["users"])),
+                (
+                    "mentions",
+                    f"{fmt_count(s['input']['mentions'])} "
+                    f"({s['input']['tagged_mentions_share']:.0%} with hashtags)",
+                ),
+                (
+                    "communities",
+                    f"{fmt_count(c['count'])} ({fmt_count(c['named_by_hashtag'])} "
+                    f"named by a hashtag, {fmt_count(c['with_leaders'])} with leaders)",
+                ),
+                ("overlapping", f"{fmt_count(c['overlapping_users'])} users in 2+ communities"),
+                ("supersteps", f"{c['supersteps']} (stopped by the {c['stopped_by']} rule)"),
+                (
+                    "time",
+                    "  ".join(f"{k} {v['seconds']:.1f} s" for k, v in s["stages"].items())
+                    + f"  (total {s['total_seconds']:.1f} s)",
+                ),
+                ("peak memory", f"{max(v['peak_rss_mib'] for v in s['stages'].values()):,} MiB"),
+            ]
+        )  # fmt: skip
+    )
+    out.print("largest communities")
+    rows = [(str(r["community"]), fmt_count(r["size"]), str(r["leader"] or "-"))
+            for r in c["largest"][:8]]  # fmt: skip
+    w = max([len("community")] + [len(r[0]) for r in rows])
+    out.print(f"  {'community':<{w}}  {'members':>10}  leader")
+    for name, size, leader in rows:
+        out.print(f"  {name:<{w}}  {size:>10}  {leader}")
+    out.print(f"report in {report.out}/: open {report.out}/index.html in a browser; "
+              f"{report.out}/communities.png; tables cover.csv, leaders.csv, "
+              "communities.csv, layout.parquet; summary.json")  # fmt: skip
