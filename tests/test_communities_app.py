@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import SEED
+from hpgraph.algorithms.leaders import EXACT_MAX
 from hpgraph.apps.communities import belonging_text, community_names, run_communities
 from hpgraph.cli.main import cli
 from hpgraph.errors import InvalidArgumentError
@@ -125,7 +126,7 @@ def test_leaders_are_networkx_betweenness_on_the_induced_subgraphs(planted):
     eligible = np.flatnonzero(cover.sizes >= 5)
     assert set(by_comm) == set(names[eligible].tolist())
     checked = 0
-    small = eligible[cover.sizes[eligible] <= 400]  # NetworkX's time grows as size^2
+    small = eligible[cover.sizes[eligible] <= EXACT_MAX]  # exact below, sampled above
     for c in small[np.argsort(-cover.sizes[small])][:6].tolist():
         members = cover.members(c).tolist()
         want = nx.betweenness_centrality(G.subgraph(members))

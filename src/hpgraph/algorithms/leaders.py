@@ -47,9 +47,9 @@ from hpgraph.errors import InvalidArgumentError
 __all__ = ["community_leaders", "LeadersResult", "EXACT_MAX", "SAMPLES"]
 
 #: Communities up to this many members get exact betweenness (every member a source).
-EXACT_MAX = 2000
+EXACT_MAX = 200
 #: Sources per community above EXACT_MAX.
-SAMPLES = 256
+SAMPLES = 64
 
 
 @dataclass

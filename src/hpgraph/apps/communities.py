@@ -408,7 +408,9 @@ def run_communities(
             runtime=getattr(runtime, "name", runtime) or "local",
         ))  # fmt: skip
         if out is not None:
-            _pictures_and_tables(tmp, stages, m, cover, names, lead, pos, dim, page_budget, seed)
+            _pictures_and_tables(
+                tmp, stages, m, cover, names, lead, pos, dim, page_budget, seed, min_size
+            )
             summary["stages"] = stages.rows
             summary["total_seconds"] = round(time.perf_counter() - stages.clock, 3)
             (tmp / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
@@ -424,22 +426,44 @@ def run_communities(
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _pictures_and_tables(tmp, stages, m, cover, names, lead, pos, dim, page_budget, seed):
+def _page_view(cover, names, lead, min_size):
+    """The communities the page lists: those of at least ``min_size`` members (the ones
+    with leaders), renumbered 0..K-1; a user's other memberships are left out and a
+    strongest community below the size is -1 (at 8M users there are millions of tiny
+    communities: stars, chains, lone users). Returns (strongest, memberships, names,
+    sizes, leaders)."""
+    keep = cover.sizes >= min_size
+    new_id = np.cumsum(keep) - 1
+    strongest = cover.columns["community"]
+    strongest = np.where(keep[strongest], new_id[strongest], -1)
+    entry = keep[cover.community_of]
+    n = cover.ptr.shape[0] - 1
+    owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(cover.ptr))
+    counts = np.bincount(owner[entry], minlength=n)
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    memberships = (ptr, new_id[cover.community_of[entry]], cover.coefficient[entry])
+    leaders = (new_id[lead.community], lead.rank, lead.vertex, lead.betweenness)
+    return strongest, memberships, names[keep].tolist(), cover.sizes[keep], leaders
+
+
+def _pictures_and_tables(tmp, stages, m, cover, names, lead, pos, dim, page_budget, seed,
+                         min_size):  # fmt: skip
     from hpgraph.viz import render_png, write_page
 
     coords = np.column_stack([pos[a] for a in "xyz"[:dim]])
-    strongest = cover.columns["community"]
-    lead_arrays = (lead.community, lead.rank, lead.vertex, lead.betweenness)
+    strongest, memberships, page_names, sizes, lead_arrays = _page_view(
+        cover, names, lead, min_size
+    )
     with stages.stage("pictures") as (p, info):
         png = render_png(
-            tmp / "communities.png", coords, strongest, names=names.tolist(),
+            tmp / "communities.png", coords, strongest, names=page_names,
             leaders=lead_arrays, title=f"{m.graph.n:,} users, {cover.num_communities:,} "
             "communities",
         )  # fmt: skip
         page = write_page(
             tmp / "index.html", coords, strongest, user_ids=m.graph.user_ids(),
-            memberships=(cover.ptr, cover.community_of, cover.coefficient),
-            names=names.tolist(), sizes=cover.sizes, leaders=lead_arrays,
+            memberships=memberships, names=page_names, sizes=sizes, leaders=lead_arrays,
             budget=page_budget, seed=seed, title="hpgraph communities",
         )  # fmt: skip
         info["page_bytes"] = int(page["bytes"])
