@@ -272,3 +272,17 @@ def test_generated_input_spec(tmp_path):
     assert res.exit_code == 0, res.output
     summary = json.loads(Path(tmp_path / "r" / "summary.json").read_text())
     assert summary["input"]["users"] == 2000 and summary["input"]["hashtags"] <= 80
+
+
+def test_run_layout_picture(tmp_path):
+    from PIL import Image
+
+    out = tmp_path / "lay.png"
+    res = CliRunner().invoke(
+        cli, ["run", "layout", "kronecker:8", "--iterations", "20", "--picture", str(out)]
+    )
+    assert res.exit_code == 0, res.output
+    assert f"wrote {out}" in res.output
+    img = np.asarray(Image.open(out).convert("RGB"))
+    assert img.shape == (2400, 2400, 3)
+    assert (img.min(axis=2) < 200).sum() > 200  # points drawn on the white background

@@ -15,6 +15,10 @@ from __future__ import annotations
 import importlib
 
 from hpgraph._version import __version__
+from hpgraph.algorithms.registry import ALGORITHMS as _ALGORITHMS  # light: no numpy
+
+#: every registered kernel is ``hp.<its function's name>`` (imported on first use)
+_KERNELS = [a.target.rpartition(":")[2] for a in _ALGORITHMS.values()]
 
 __all__ = [
     "__version__",
@@ -23,19 +27,7 @@ __all__ = [
     "vertex_program",
     "run",
     "run_bsp",
-    "bfs",
-    "wcc",
-    "pagerank",
-    "sssp",
-    "lcc",
-    "cdlp",
-    "bmlpa",
-    "betweenness",
-    "edge_betweenness",
-    "apsp",
-    "dual_simulation",
-    "strict_simulation",
-    "layout",
+    *_KERNELS,
     "LocalRuntime",
     "generators",
     "io",
@@ -50,19 +42,7 @@ _LAZY = {
     "vertex_program": ("hpgraph.engine", "vertex_program"),
     "run": ("hpgraph.engine", "run"),
     "run_bsp": ("hpgraph.engine", "run_bsp"),
-    "bfs": ("hpgraph.algorithms", "bfs"),
-    "wcc": ("hpgraph.algorithms", "wcc"),
-    "pagerank": ("hpgraph.algorithms", "pagerank"),
-    "sssp": ("hpgraph.algorithms", "sssp"),
-    "lcc": ("hpgraph.algorithms", "lcc"),
-    "cdlp": ("hpgraph.algorithms", "cdlp"),
-    "bmlpa": ("hpgraph.algorithms", "bmlpa"),
-    "betweenness": ("hpgraph.algorithms", "betweenness"),
-    "edge_betweenness": ("hpgraph.algorithms", "edge_betweenness"),
-    "apsp": ("hpgraph.algorithms", "apsp"),
-    "dual_simulation": ("hpgraph.algorithms", "dual_simulation"),
-    "strict_simulation": ("hpgraph.algorithms", "strict_simulation"),
-    "layout": ("hpgraph.algorithms", "layout"),
+    **{k: ("hpgraph.algorithms", k) for k in _KERNELS},
     "LocalRuntime": ("hpgraph.runtimes", "LocalRuntime"),
 }
 _SUBMODULES = {"generators", "io", "algorithms", "engine", "errors", "graph", "runtimes"}

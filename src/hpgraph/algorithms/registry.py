@@ -366,6 +366,32 @@ def _report_layout(result):
     return [("layout", what)], None
 
 
+def _layout_picture(result, graph, options, console):
+    """``hpgraph run layout --picture out.png``: the rasterised picture of the layout,
+    coloured by connected component (hpgraph.viz.render_png)."""
+    path = options.get("picture")
+    if not path:
+        return
+    import numpy as np
+
+    from hpgraph.viz import render_png
+
+    coords = np.column_stack([result[c] for c in "xyz" if c in result.columns])
+    _, part = _components(graph)
+    stats = render_png(path, coords, part, title=f"{graph.name or 'graph'}: layout")
+    console.print(f"wrote {path} ({stats['width']}x{stats['height']}, coloured by component)")
+
+
+def _components(graph):
+    import numpy as np
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    g = graph.symmetrized()
+    adj = csr_matrix((np.ones(g.indices.shape[0]), g.indices, g.indptr), shape=(g.n, g.n))
+    return connected_components(adj, directed=False)
+
+
 # ----------------------------------------------------------------- demo's one-liners
 def _brief_bfs(result):
     reached, _ = _reached(result, result["depth"] >= 0)
@@ -592,10 +618,12 @@ _ENTRIES = (
             Param("method", str, "auto", "repulsion: auto, exact, grid, barnes-hut"),
             Param("theta", float, 0.8, "Barnes-Hut opening angle (0.5..1)"),
             Param("gravity", float, None, "pull to the centre (default 1; 0 for grid)"),
+            Param("picture", str, None, "also draw the layout to this PNG", front_end=True),
         ),
         seeded=True,
         api_only=("k", "initial"),
         report=_report_layout,
+        after_run=_layout_picture,
         columns=("vertex", "x", "y"),
         whole_graph=True,
     ),

@@ -6,6 +6,7 @@ import argparse
 import os
 import sys
 
+from hpgraph.algorithms.registry import bench_kernels
 from hpgraph.errors import HPGraphError
 
 __all__ = ["main", "build_parser"]
@@ -21,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Time hpgraph's kernels against the installed PyPI peers on the same "
         "graphs, in the same process.",
     )
-    p.add_argument("--kernels", default="pagerank,bfs,wcc,sssp", help="comma-separated")
+    p.add_argument("--kernels", default=",".join(bench_kernels()), help="comma-separated")
     p.add_argument(
         "--kronecker",
         action="append",
