@@ -775,7 +775,7 @@ def community_layout(
     top=1000,
     top_iterations=200,
     refine=30,
-    refine_temperature=10.0,
+    refine_temperature=30.0,
     window=64,
 ):
     """Positions of every vertex inside the unit square (``dim=2``) or cube (``dim=3``),
