@@ -251,3 +251,15 @@ def test_small_graphs_reject_bad_sizes():
             f(-1)
     with pytest.raises(InvalidArgumentError):
         grid_2d(2, -1)
+
+
+def test_weights_do_not_change_the_edges():
+    # one graph per seed: weights come from a side stream, so `hpgraph info kronecker:16`
+    # and the demo's weighted graph report the same degrees
+    for make in (lambda w: kronecker(12, seed=3, weighted=w), lambda w: uniform_random(
+            500, 4000, seed=3, weighted=w)):  # fmt: skip
+        plain, weighted = make(False), make(True)
+        assert np.array_equal(plain.indptr, weighted.indptr)
+        assert np.array_equal(plain.indices, weighted.indices)
+        assert weighted.weights.min() >= 0 and weighted.weights.max() < 1
+        assert np.unique(weighted.weights).size > 0.99 * weighted.num_edges  # distinct draws

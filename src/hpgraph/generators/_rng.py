@@ -34,7 +34,12 @@ def stream(seed: int, key: int) -> np.random.PCG64:
     return np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(key,)))
 
 
-def chunk_stream(seed: int, chunk: int) -> np.random.PCG64:
+def chunk_stream(seed: int, chunk: int, sub: int = 0) -> np.random.PCG64:
+    """Chunk ``chunk``'s stream; ``sub`` > 0 gives independent side streams of the same
+    chunk (e.g. edge weights, so that a graph's edges do not depend on whether it is
+    weighted)."""
+    if sub:
+        return np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(_CHUNK_KEY0 + chunk, sub)))
     return stream(seed, _CHUNK_KEY0 + chunk)
 
 

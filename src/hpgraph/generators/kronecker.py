@@ -55,10 +55,11 @@ _KEY_SHUFFLE = 1
 
 
 @njit(**NUMBA_FLAGS)
-def _kron_block(raw, per_edge, scale, t_a, t_ab, t_abc, perm, src, dst, w, has_w):
+def _kron_block(raw, per_edge, scale, t_a, t_ab, t_abc, perm, src, dst, w, has_w, wraw):
     """Fill src/dst (and w) with R-MAT edges relabelled by ``perm``; ``raw`` holds
-    ``per_edge`` uniform 64-bit draws per edge: one per two levels (32 bits each), then one
-    for the weight."""
+    ``per_edge`` uniform 64-bit draws per edge: one per two levels (32 bits each);
+    ``wraw`` one draw per edge for the weight (a side stream: the edges do not depend on
+    whether the graph is weighted)."""
     npairs = (scale + 1) >> 1
     for i in range(src.shape[0]):
         base = i * per_edge
@@ -80,19 +81,18 @@ def _kron_block(raw, per_edge, scale, t_a, t_ab, t_abc, perm, src, dst, w, has_w
         src[i] = perm[u]
         dst[i] = perm[v]
         if has_w:
-            w[i] = np.float64(raw[base + npairs] >> np.uint64(11)) * _INV53
+            w[i] = np.float64(wraw[i] >> np.uint64(11)) * _INV53
 
 
 @njit(**NUMBA_FLAGS)
-def _uniform_block(raw, n, src, dst, w, has_w):
-    per_edge = 3 if has_w else 2
+def _uniform_block(raw, n, src, dst, w, has_w, wraw):
     for i in range(src.shape[0]):
-        base = i * per_edge
+        base = i * 2
         # min(): u * n may round up to n when n is large
         src[i] = min(np.int64(np.float64(raw[base] >> np.uint64(11)) * _INV53 * n), n - 1)
         dst[i] = min(np.int64(np.float64(raw[base + 1] >> np.uint64(11)) * _INV53 * n), n - 1)
         if has_w:
-            w[i] = np.float64(raw[base + 2] >> np.uint64(11)) * _INV53
+            w[i] = np.float64(wraw[i] >> np.uint64(11)) * _INV53
 
 
 @njit(**NUMBA_FLAGS)
@@ -106,11 +106,19 @@ def _shuffle_edges(raw, src, dst, w, has_w):
             w[i], w[j] = w[j], w[i]
 
 
-def _blocks(bitgen, lo, hi, per_edge, fill):
-    """Call ``fill(raw, a, b)`` for blocks of edges a..b of lo..hi with their draws."""
+_NO_DRAWS = np.empty(0, dtype=np.uint64)
+
+
+def _blocks(seed, chunk, lo, hi, per_edge, weighted, fill):
+    """Call ``fill(raw, wraw, a, b)`` for blocks of edges a..b of lo..hi with their draws
+    from the chunk's stream (``per_edge`` each) and, when ``weighted``, one weight draw
+    each from the chunk's side stream."""
+    bitgen = chunk_stream(seed, chunk)
+    wgen = chunk_stream(seed, chunk, 1) if weighted else None
     for a in range(lo, hi, _BLOCK):
         b = min(a + _BLOCK, hi)
-        fill(bitgen.random_raw((b - a) * per_edge), a, b)
+        wraw = wgen.random_raw(b - a) if weighted else _NO_DRAWS
+        fill(bitgen.random_raw((b - a) * per_edge), wraw, a, b)
 
 
 def _check_int(name, value, lo):
@@ -144,17 +152,17 @@ def _kron_edges(scale, edge_factor, seed, a, b, c, weighted, threads, shuffle):
     t_a = round(probs[0] * two32)
     t_ab = round((probs[0] + probs[1]) * two32)
     t_abc = round(min(1.0, probs[0] + probs[1] + probs[2]) * two32)
-    per_edge = (scale + 1) // 2 + (1 if weighted else 0)
+    per_edge = (scale + 1) // 2
     src, dst, w = _alloc(n, m, weighted)
     perm = np.random.Generator(stream(seed, _KEY_PERM)).permutation(n).astype(src.dtype)
 
     def work(chunk, lo, hi):
-        def fill(raw, i, j):
+        def fill(raw, wraw, i, j):
             wv = w[i:j] if weighted else w
             ts = (t_a, t_ab, t_abc)
-            _kron_block(raw, per_edge, scale, *ts, perm, src[i:j], dst[i:j], wv, weighted)
+            _kron_block(raw, per_edge, scale, *ts, perm, src[i:j], dst[i:j], wv, weighted, wraw)
 
-        _blocks(chunk_stream(seed, chunk), lo, hi, per_edge, fill)
+        _blocks(seed, chunk, lo, hi, per_edge, weighted, fill)
 
     run_chunks(m, work, threads)
     if shuffle and m > 1:
@@ -221,13 +229,12 @@ def _uniform_edges(n, m, seed, weighted, threads):
     if n == 0 and m > 0:
         raise InvalidArgumentError(f"a graph without vertices cannot have edges (m={m})")
     src, dst, w = _alloc(n, m, weighted)
-    per_edge = 3 if weighted else 2
 
     def work(chunk, lo, hi):
-        def fill(raw, i, j):
-            _uniform_block(raw, n, src[i:j], dst[i:j], w[i:j] if weighted else w, weighted)
+        def fill(raw, wraw, i, j):
+            _uniform_block(raw, n, src[i:j], dst[i:j], w[i:j] if weighted else w, weighted, wraw)
 
-        _blocks(chunk_stream(seed, chunk), lo, hi, per_edge, fill)
+        _blocks(seed, chunk, lo, hi, 2, weighted, fill)
 
     run_chunks(m, work, threads)
     return n, src, dst, (w if weighted else None)
