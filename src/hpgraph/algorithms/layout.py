@@ -880,8 +880,8 @@ def plot_layout(result, path, *, communities=None, edges=True, size=6.0):
             from mpl_toolkits.mplot3d.art3d import Line3DCollection
 
             ax.add_collection(Line3DCollection(seg, linewidths=0.3, colors="0.6"))
-    ax.scatter(*x.T, c=colour, s=max(1.0, 2000.0 / max(x.shape[0], 1) ** 0.5), cmap="tab20",
-               zorder=2)  # fmt: skip
+    paint = {} if colour is None else {"c": colour, "cmap": "tab20"}
+    ax.scatter(*x.T, s=max(1.0, 2000.0 / max(x.shape[0], 1) ** 0.5), zorder=2, **paint)
     lo, hi = x.min(axis=0) if x.size else np.zeros(dim), x.max(axis=0) if x.size else np.ones(dim)
     pad = 0.02 * max(float((hi - lo).max()), 1e-9)
     ax.set_xlim(lo[0] - pad, hi[0] + pad)
