@@ -14,7 +14,13 @@ import pytest
 
 from conftest import SEED, make_shape
 from hpgraph.algorithms.bmlpa import bmlpa, simple_view
-from hpgraph.algorithms.community_layout import _attach, _cross_keys, community_layout
+from hpgraph.algorithms.community_layout import (
+    _attach,
+    _cell_sums,
+    _cross_keys,
+    _refine_step,
+    community_layout,
+)
 from hpgraph.algorithms.layout import layout_quality
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph import Graph
@@ -95,13 +101,15 @@ def test_awkward_shapes(shape, directed):
         assert np.isfinite(x).all() and (x >= 0).all() and (x <= 1).all()
 
 
-def test_deterministic_seed_and_threads():
+@pytest.mark.parametrize("dim", [2, 3])
+def test_deterministic_seed_and_threads(dim):
     g, comm = planted(stars=10)
-    a = _xy(community_layout(g, comm, seed=3, threads=1, top=8))
-    b = _xy(community_layout(g, comm, seed=3, threads=1, top=8))
-    c = _xy(community_layout(g, comm, seed=3, threads=2, top=8))
-    d = _xy(community_layout(g, comm, seed=3, threads=3, top=8))
-    other = _xy(community_layout(g, comm, seed=4, threads=1, top=8))
+    kw = {"top": 8, "dim": dim, "refine_temperature": 5.0}
+    a = _xy(community_layout(g, comm, seed=3, threads=1, **kw))
+    b = _xy(community_layout(g, comm, seed=3, threads=1, **kw))
+    c = _xy(community_layout(g, comm, seed=3, threads=2, **kw))
+    d = _xy(community_layout(g, comm, seed=3, threads=3, **kw))
+    other = _xy(community_layout(g, comm, seed=4, threads=1, **kw))
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(a, c)  # bitwise, as documented
     np.testing.assert_array_equal(a, d)
@@ -229,6 +237,31 @@ def test_cross_keys_and_attach_naive():
         while parent[r] >= 0:
             r = parent[r]
         assert root[c] == r
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_refine_step_naive(dim):
+    rng = np.random.default_rng(SEED)
+    g = make_shape("random", False, False)
+    ip, ix = simple_view(g)
+    n, ncell, k, temp = g.n, 4, 0.05, 0.01
+    p = np.zeros((n, 3))
+    p[:, :dim] = rng.random((n, dim))
+    got = _refine_step(p, dim, 0, n, ip, ix, k, temp, ncell, *_cell_sums(p, dim, ncell))
+    cell = np.minimum((p[:, :dim] * ncell).astype(int), ncell - 1)
+    for u in range(n):
+        f = np.zeros(3)
+        for off in np.ndindex(*([3] * dim)):
+            c = cell[u] + np.array(off) - 1
+            members = [v for v in range(n) if (cell[v] == c).all() and v != u]
+            if members:
+                d = p[u] - p[members].mean(axis=0)
+                f += d * k * k * len(members) / max(d @ d, k * k / 4)
+        for v in ix[ip[u] : ip[u + 1]]:
+            d = p[v] - p[u]
+            f += d * np.sqrt(d @ d) / k
+        step = f * min(1.0, temp / np.linalg.norm(f))
+        np.testing.assert_allclose(got[u, :dim], (p[u] + step)[:dim], rtol=1e-9, atol=1e-12)
 
 
 # --- bad arguments -----------------------------------------------------------------------
