@@ -247,7 +247,8 @@ def test_refine_step_naive(dim):
     n, ncell, k, temp = g.n, 4, 0.05, 0.01
     p = np.zeros((n, 3))
     p[:, :dim] = rng.random((n, dim))
-    got = _refine_step(p, dim, 0, n, ip, ix, k, temp, ncell, *_cell_sums(p, dim, ncell))
+    scale = rng.random(n)
+    got = _refine_step(p, dim, 0, n, ip, ix, k, temp, scale, ncell, *_cell_sums(p, dim, ncell))
     cell = np.minimum((p[:, :dim] * ncell).astype(int), ncell - 1)
     for u in range(n):
         f = np.zeros(3)
@@ -260,7 +261,7 @@ def test_refine_step_naive(dim):
         for v in ix[ip[u] : ip[u + 1]]:
             d = p[v] - p[u]
             f += d * np.sqrt(d @ d) / k
-        step = f * min(1.0, temp / np.linalg.norm(f))
+        step = f * min(1.0, temp * scale[u] / np.linalg.norm(f))
         np.testing.assert_allclose(got[u, :dim], (p[u] + step)[:dim], rtol=1e-9, atol=1e-12)
 
 

@@ -48,9 +48,9 @@ and OpenOrd), and a cheap local refinement on the whole graph:
    edge, and repulsion ``m k^2 / d`` from the centre of mass of the m vertices of each
    of the 3^dim cells (side about 2k) around it (itself left out; d at least k/2), so a
    crowded place spreads at O(1) cost per vertex instead of FR-grid's quadratic one; no
-   gravity. The temperature falls linearly from ``refine_temperature * k``, capped so
-   that a vertex travels at most the radius of the median vertex's community (the
-   refinement stays local to communities). Leaders are swapped back to their
+   gravity. The temperature falls linearly from ``refine_temperature * k``, scaled down
+   for each vertex so that it travels at most its community's radius (the refinement
+   rearranges inside communities and does not dissolve them). Leaders are swapped back to their
    community's centroid, and the drawing is scaled into the unit frame.
 
 Deterministic for a seed and bitwise identical for any number of threads or MPI ranks:
@@ -555,7 +555,7 @@ def _cell_sums(p, dim, ncell):
 
 
 @njit(**NUMBA_FLAGS)
-def _refine_step(p, dim, lo, hi, indptr, indices, k, temp, ncell, cell, cnt, sums):
+def _refine_step(p, dim, lo, hi, indptr, indices, k, temp, tscale, ncell, cell, cnt, sums):
     """One refinement iteration for vertices lo..hi-1: attraction d^2/k along every
     simple-view edge, and from each of the 3^dim cells around the vertex's own a
     repulsion ``m k^2 / d`` from the centre of mass of its m vertices (the vertex itself
@@ -608,7 +608,8 @@ def _refine_step(p, dim, lo, hi, indptr, indices, k, temp, ncell, cell, cnt, sum
             fy += dy * f
             fz += dz * f
         s = math.sqrt(fx * fx + fy * fy + fz * fz)
-        scale = temp / s if s > temp else 1.0
+        tu = temp * tscale[u]
+        scale = tu / s if s > tu else 1.0
         out[u - lo, 0] = ux + fx * scale
         out[u - lo, 1] = uy + fy * scale
         out[u - lo, 2] = uz + fz * scale if dim == 3 else 0.0
@@ -659,7 +660,7 @@ def _permuted_csr(indptr, indices, order):
     return ptr, idx
 
 
-def _refine_peer(peer, pos0, indptr, indices, k, temps, ncell, progress):
+def _refine_peer(peer, pos0, indptr, indices, k, temps, tscale, ncell, progress):
     """The refinement, one vertex range per peer; every peer holds every position and
     builds its own copy of the cell sums (the same on every peer)."""
     (n, dim), P = pos0.shape, peer.num_peers
@@ -670,7 +671,7 @@ def _refine_peer(peer, pos0, indptr, indices, k, temps, ncell, progress):
     show = _Progress(len(temps)) if progress and peer.pid == 0 else None
     for it, t in enumerate(temps):
         cell, cnt, sums = _cell_sums(pos, dim, ncell)
-        new = _refine_step(pos, dim, lo, hi, indptr, indices, k, t, ncell, cell, cnt, sums)
+        new = _refine_step(pos, dim, lo, hi, indptr, indices, k, t, tscale, ncell, cell, cnt, sums)
         del cell, cnt, sums
         for q in range(P):
             if q != peer.pid:
@@ -791,8 +792,8 @@ def community_layout(
     (-1: none); a leader is drawn at the centre of the community it leads. Knobs: ``top``
     coarse communities laid out with all-pairs forces for ``top_iterations`` iterations;
     ``refine`` refinement iterations on the whole graph starting at a temperature of
-    ``refine_temperature`` natural edge lengths, or less (the cap in the module docstring;
-    ``meta["refine_start_temperature"]`` says which); 0: the placement as it is;
+    ``refine_temperature`` natural edge lengths, or less for vertices of small
+    communities (the cap in the module docstring); 0: the placement as it is;
     ``window``: sunflower slots a member with outside neighbours chooses from.
     ``threads``/``runtime``: as :func:`~hpgraph.engine.bsp.run_bsp` (the result does not
     depend on them); ``progress``: a progress bar for the refinement.
@@ -956,10 +957,11 @@ def community_layout(
     stats = res.stats
     if refine:
         kr = k * scale
-        # moves stay local: a vertex travels (sum of the temperatures) at most the radius
-        # of the median vertex's community
-        local = kr * (float(np.median(size[cid])) / ball) ** (1.0 / dim)
-        t0 = min(refine_temperature * kr, 2.0 * local / refine)
+        # moves stay local: a vertex travels (sum of its temperatures) at most the
+        # radius of its community
+        t0 = refine_temperature * kr
+        local = kr * (size / ball) ** (1.0 / dim)
+        tscale = np.minimum(1.0, 2.0 * local / (refine * t0))[cid]
         rtemps = t0 * (1.0 - np.arange(refine) / refine)
         ncell = max(1, min(int(1.0 / (2.0 * kr)), int((4 * n) ** (1.0 / dim))))
         # vertices renumbered in cell order for the refinement (memory locality: the
@@ -972,15 +974,14 @@ def community_layout(
         res = run_bsp(
             _refine_peer,
             peers=threads,
-            args=(pos[corder], rptr, ridx, kr, rtemps, ncell, progress),
+            args=(pos[corder], rptr, ridx, kr, rtemps, tscale[corder], ncell, progress),
             runtime=runtime,
         )
-        del rptr, ridx
+        del rptr, ridx, tscale
         pos = np.empty_like(pos)
         pos[corder] = res.results[0]
         pos, _ = _frame(pos)
         stats = res.stats
-        meta["refine_start_temperature"] = t0 / kr
         if is_leader.any():  # back to the centre after the refinement's moves
             _leaders_to_centroids(pos, cid, ncomm, leader)
     times["refine_s"] = time.perf_counter() - t
