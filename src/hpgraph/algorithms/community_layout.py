@@ -49,8 +49,9 @@ and OpenOrd), and a cheap local refinement on the whole graph:
    of the 3^dim cells (side about 2k) around it (itself left out; d at least k/2), so a
    crowded place spreads at O(1) cost per vertex instead of FR-grid's quadratic one; no
    gravity. The temperature falls linearly from ``refine_temperature * k``, scaled down
-   for each vertex so that it travels at most its community's radius (the refinement
-   rearranges inside communities and does not dissolve them). Leaders are swapped back to their
+   for each vertex so that it travels at most its community's radius, or the median
+   vertex's community's if larger (the refinement rearranges inside communities and
+   does not dissolve them). Leaders are swapped back to their
    community's centroid, and the drawing is scaled into the unit frame.
 
 Deterministic for a seed and bitwise identical for any number of threads or MPI ranks:
@@ -958,9 +959,9 @@ def community_layout(
     if refine:
         kr = k * scale
         # moves stay local: a vertex travels (sum of its temperatures) at most the
-        # radius of its community
+        # radius of its community, or of the median vertex's if that is larger
         t0 = refine_temperature * kr
-        local = kr * (size / ball) ** (1.0 / dim)
+        local = kr * (np.maximum(size, np.median(size[cid])) / ball) ** (1.0 / dim)
         tscale = np.minimum(1.0, 2.0 * local / (refine * t0))[cid]
         rtemps = t0 * (1.0 - np.arange(refine) / refine)
         ncell = max(1, min(int(1.0 / (2.0 * kr)), int((4 * n) ** (1.0 / dim))))
