@@ -50,6 +50,7 @@ from hpgraph.config import NUMBA_FLAGS
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.generators._rng import check_seed, stream
 from hpgraph.graph import Graph, index_dtype
+from hpgraph.graph._rows import insert_distinct
 
 __all__ = [
     "mention_graph",
@@ -346,15 +347,7 @@ def _tag_kernel(rng, topic, tagged, general, in_topic, anywhere):
                 x = _alias_one(anywhere, 0, rng.random())
             else:
                 x = _alias_one(in_topic, topic[i], rng.random())
-            q = o
-            while q > a and out[q - 1] > x:
-                q -= 1
-            if q > a and out[q - 1] == x:
-                continue
-            for z in range(o, q, -1):
-                out[z] = out[z - 1]
-            out[q] = x
-            o += 1
+            o = insert_distinct(out, a, o, x)
         ptr[i + 1] = o
     return ptr, out[:o].copy()
 

@@ -49,6 +49,7 @@ from numba import njit
 
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.errors import GraphFormatError, InvalidArgumentError
+from hpgraph.graph._rows import insert_distinct
 from hpgraph.graph.csr import Graph, index_dtype
 from hpgraph.io._atomic import atomic_output
 from hpgraph.io._ids import dense_ids, is_int_type, is_string_type
@@ -528,15 +529,7 @@ def _row_sets_kernel(ptr, tags):
             x = tags[e]
             if x < 0:
                 continue
-            q = o  # insertion into the sorted row out[a:o], dropping repeats
-            while q > a and out[q - 1] > x:
-                q -= 1
-            if q > a and out[q - 1] == x:
-                continue
-            for z in range(o, q, -1):
-                out[z] = out[z - 1]
-            out[q] = x
-            o += 1
+            o = insert_distinct(out, a, o, x)  # the sorted row out[a:o], no repeats
         out_ptr[r + 1] = o
     return out_ptr, out[:o].copy()
 
