@@ -34,9 +34,9 @@ def main():
 
     import networkit as nk
 
-    from hpgraph.algorithms.bmlpa import simple_view
     from hpgraph.apps.communities import run_communities
     from hpgraph.generators.mention import mention_data
+    from hpgraph.graph.views import simple_view
 
     work = Path(tempfile.mkdtemp(prefix="hpgraph-communities-"))
     try:

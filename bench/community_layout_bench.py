@@ -39,7 +39,7 @@ def positions(res):
 
 def intra_ratio(g, x, comm, pairs=200_000, seed=0):
     """Mean length of simple-view edges inside a community / mean random-pair distance."""
-    from hpgraph.algorithms.bmlpa import simple_view
+    from hpgraph.graph.views import simple_view
 
     indptr, indices = simple_view(g)
     src = np.repeat(np.arange(g.n), np.diff(indptr))
@@ -59,7 +59,7 @@ def giant_ratio(g, x, pairs=200_000, seed=0):
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import connected_components
 
-    from hpgraph.algorithms.bmlpa import simple_view
+    from hpgraph.graph.views import simple_view
 
     indptr, indices = simple_view(g)
     adj = csr_matrix((np.ones(indices.shape[0]), indices, indptr), shape=(g.n, g.n))
@@ -82,7 +82,7 @@ def cover_of(g, bmlpa_max, threads):
         return cov, cov["community"], f"BMLPA b=0.1 max_labels=10 ({t:.1f} s)"
     import networkit as nk
 
-    from hpgraph.algorithms.bmlpa import simple_view
+    from hpgraph.graph.views import simple_view
 
     indptr, indices = simple_view(g)
     src = np.repeat(np.arange(g.n, dtype=np.uint64), np.diff(indptr))

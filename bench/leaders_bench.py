@@ -28,9 +28,10 @@ def main():
 
     import igraph as ig
 
-    from hpgraph.algorithms.bmlpa import bmlpa, simple_view
+    from hpgraph.algorithms.bmlpa import bmlpa
     from hpgraph.algorithms.leaders import EXACT_MAX, community_leaders
     from hpgraph.generators.mention import mention_data
+    from hpgraph.graph.views import simple_view
 
     mentions, _ = mention_data(args.n, args.m, seed=args.seed)
     g = mentions.graph

@@ -13,12 +13,13 @@ import pytest
 
 from _bmlpa_naive import bmlpa_naive, rough_cores
 from conftest import MPIEXEC, NO_MPI, SEED, SHAPES, make_shape, run_mpi
-from hpgraph.algorithms.bmlpa import BMLPAResult, bmlpa, read_vertex_labels, simple_view
+from hpgraph.algorithms.bmlpa import BMLPAResult, bmlpa, read_vertex_labels
 from hpgraph.algorithms.bmlpa import rough_cores as hp_rough_cores
 from hpgraph.errors import GraphFormatError, InvalidArgumentError
 from hpgraph.generators._rng import stream
 from hpgraph.generators.mention import lfr_graph, mention_graph
 from hpgraph.graph import Graph
+from hpgraph.graph.views import simple_view
 
 HERE = Path(__file__).parent
 

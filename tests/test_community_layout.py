@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from conftest import SEED, make_shape
-from hpgraph.algorithms.bmlpa import bmlpa, simple_view
+from hpgraph.algorithms.bmlpa import bmlpa
 from hpgraph.algorithms.community_layout import (
     _attach,
     _cell_sums,
@@ -24,6 +24,7 @@ from hpgraph.algorithms.community_layout import (
 from hpgraph.algorithms.layout import layout_quality
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph import Graph
+from hpgraph.graph.views import simple_view
 
 GROUPS, SIZE = 12, 40
 

@@ -79,6 +79,7 @@ from hpgraph.config import BMLPA_TOLERANCE, DEFAULT_THREADS, NUMBA_FLAGS
 from hpgraph.engine.bsp import run_bsp
 from hpgraph.errors import GraphFormatError, InvalidArgumentError
 from hpgraph.generators._rng import check_seed, stream
+from hpgraph.graph.views import locality_view, rows_in_order, simple_view
 from hpgraph.result import VertexResult
 
 __all__ = [
@@ -86,8 +87,6 @@ __all__ = [
     "BMLPAResult",
     "VertexLabels",
     "read_vertex_labels",
-    "simple_view",
-    "locality_view",
 ]
 
 
@@ -148,120 +147,6 @@ class BMLPAResult(VertexResult):
         return [ordered[bounds[c] : bounds[c + 1]] for c in range(self.num_communities)]
 
 
-# --------------------------------------------------------------------------- simple view
-@njit(**NUMBA_FLAGS)
-def _dedup_rows(indptr, indices):
-    """CSR without self-loops and repeated targets (rows are sorted)."""
-    n = indptr.shape[0] - 1
-    out_ptr = np.zeros(n + 1, dtype=np.int64)
-    for v in range(n):
-        prev = -1
-        c = 0
-        for k in range(indptr[v], indptr[v + 1]):
-            u = indices[k]
-            if u != v and u != prev:
-                c += 1
-            prev = u
-        out_ptr[v + 1] = out_ptr[v] + c
-    out = np.empty(out_ptr[n], dtype=indices.dtype)
-    for v in range(n):
-        prev = -1
-        w = out_ptr[v]
-        for k in range(indptr[v], indptr[v + 1]):
-            u = indices[k]
-            if u != v and u != prev:
-                out[w] = u
-                w += 1
-            prev = u
-    return out_ptr, out
-
-
-def simple_view(graph):
-    """``(indptr, indices)`` of the undirected simple graph BMLPA works on (directions
-    ignored, parallel edges merged, self-loops dropped); cached on the graph."""
-
-    def build():
-        g = graph.symmetrized()
-        ip, ix = _dedup_rows(g.indptr, g.indices)
-        ip.flags.writeable = False
-        ix.flags.writeable = False
-        return ip, ix
-
-    return graph.derived("bmlpa.simple_view", build)
-
-
-@njit(**NUMBA_FLAGS)
-def _bfs_order(indptr, indices, first):
-    """All vertices in breadth-first order: from ``first``, then every other component
-    from its smallest vertex (int32 new -> old)."""
-    n = indptr.shape[0] - 1
-    seen = np.zeros(n, dtype=np.bool_)
-    order = np.empty(n, dtype=np.int32)
-    head = 0
-    tail = 0
-    for s in range(-1, n):
-        r = first if s < 0 else s
-        if n == 0 or seen[r]:
-            continue
-        seen[r] = True
-        order[tail] = r
-        tail += 1
-        while head < tail:
-            v = order[head]
-            head += 1
-            for k in range(indptr[v], indptr[v + 1]):
-                u = indices[k]
-                if not seen[u]:
-                    seen[u] = True
-                    order[tail] = u
-                    tail += 1
-    return order
-
-
-@njit(**NUMBA_FLAGS)
-def _rows_in_order(beg, fin, vals, order):
-    """CSR whose row i is ``vals[beg[order[i]]:fin[order[i]]]``: (ptr from 0, values)."""
-    m = order.shape[0]
-    out_ptr = np.zeros(m + 1, dtype=np.int64)
-    for i in range(m):
-        v = order[i]
-        out_ptr[i + 1] = out_ptr[i] + fin[v] - beg[v]
-    out = np.empty(out_ptr[m], dtype=vals.dtype)
-    for i in range(m):
-        v = order[i]
-        out[out_ptr[i] : out_ptr[i + 1]] = vals[beg[v] : fin[v]]
-    return out_ptr, out
-
-
-def locality_view(graph):
-    """``(order, indptr, indices)``: the simple view with its vertices renumbered in
-    breadth-first order from the largest degree (``order[i]`` is the vertex numbered i),
-    each row's neighbours kept in the simple view's order; cached on the graph.
-
-    Propagation reads every neighbour's label set; with the input's ids (a mention
-    graph's are random) nearly every read misses the cache. Breadth-first numbers put a
-    star's leaves next to its centre, a chain in a row and a hub's neighbours together.
-    The sums still run over neighbours in the simple view's order and labels keep their
-    ids, so every set is bit-identical to propagation on the simple view. 4 B per vertex
-    (order) + 8 B per vertex + 4 B per stored edge (the renumbered CSR)."""
-
-    def build():
-        ip, ix = simple_view(graph)
-        n = ip.shape[0] - 1
-        first = int(np.argmax(np.diff(ip))) if n else 0
-        order = _bfs_order(ip, ix, first)
-        rank = np.empty(n, dtype=ix.dtype)
-        rank[order] = np.arange(n, dtype=ix.dtype)
-        pip, pix = _rows_in_order(ip[:-1], ip[1:], ix, order)
-        pix = rank[pix]  # renamed, in the same order
-        for a in (order, pip, pix):
-            a.flags.writeable = False
-        return order, pip, pix
-
-    return graph.derived("bmlpa.locality_view", build)
-
-
-# --------------------------------------------------------------------------- rough cores
 @njit(**NUMBA_FLAGS)
 def _contains(row, x):
     k = np.searchsorted(row, x)
@@ -1011,8 +896,8 @@ def _gather_rows(state, order):
     """The sets of vertices ``order`` (in that order) of a state, as CSR (ptr from 0,
     labels, coefficients)."""
     beg, fin, _, lab, coef = state[:5]
-    ptr, glab = _rows_in_order(beg, fin, lab, order)
-    return ptr, glab, _rows_in_order(beg, fin, coef, order)[1]
+    ptr, glab = rows_in_order(beg, fin, lab, order)
+    return ptr, glab, rows_in_order(beg, fin, coef, order)[1]
 
 
 def _patch(state, ids, ccnt, clab, ccoef):

@@ -32,10 +32,10 @@ from __future__ import annotations
 import numpy as np
 
 from hpgraph.algorithms._common import check_graph, finish_result
-from hpgraph.algorithms.lcc import simple_rows
 from hpgraph.engine import run, vertex_program
 from hpgraph.errors import InvalidArgumentError, VerificationError
 from hpgraph.graph.csr import Graph, index_dtype
+from hpgraph.graph.views import simple_rows
 
 __all__ = ["cdlp", "verify_cdlp", "reference_cdlp"]
 

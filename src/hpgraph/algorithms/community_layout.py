@@ -72,11 +72,11 @@ import numpy as np
 from numba import njit
 
 from hpgraph.algorithms._common import check_graph
-from hpgraph.algorithms.bmlpa import simple_view
 from hpgraph.algorithms.layout import BOX_HI, BOX_LO, T0, _Progress, _whole
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.engine.bsp import run_bsp
 from hpgraph.errors import InvalidArgumentError
+from hpgraph.graph.views import simple_view
 from hpgraph.result import VertexResult
 
 __all__ = ["community_layout"]

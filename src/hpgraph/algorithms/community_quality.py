@@ -261,7 +261,7 @@ def overlapping_modularity(graph, cover, *, definition: str = "nicosia", p: floa
     """Overlapping modularity of ``cover`` on ``graph`` (see the module docstring).
     Without belonging coefficients in ``cover`` a vertex in O communities gets 1/O in
     each."""
-    from hpgraph.algorithms.bmlpa import simple_view
+    from hpgraph.graph.views import simple_view
 
     if definition not in ("nicosia", "shen"):
         raise InvalidArgumentError(f"definition must be 'nicosia' or 'shen', got {definition!r}")

@@ -48,81 +48,9 @@ from hpgraph.config import NUMBA_FLAGS
 from hpgraph.engine.bsp import run_bsp
 from hpgraph.errors import VerificationError
 from hpgraph.graph.csr import index_dtype
+from hpgraph.graph.views import _next, _simple_degrees, _union_step
 
-__all__ = ["lcc", "triangle_count", "transitivity", "verify_lcc", "simple_rows"]
-
-
-# ------------------------------------------------------------------ the simple view
-@njit(**NUMBA_FLAGS, inline="always")
-def _next(ix, p, e, v, x):
-    """First position >= p whose target is neither x (a duplicate) nor v (a loop)."""
-    while p < e and (ix[p] == x or ix[p] == v):
-        p += 1
-    return p
-
-
-@njit(**NUMBA_FLAGS, inline="always")
-def _union_step(ixa, pa, ea, ixb, pb, eb, v, big):
-    """One step of the merge of two sorted rows, skipping loops and duplicates:
-    (neighbour, directions 1 or 2, new pa, new pb)."""
-    x = ixa[pa] if pa < ea else big
-    y = ixb[pb] if pb < eb else big
-    u = min(x, y)
-    m = (x == u) + (y == u)
-    if x == u:
-        pa = _next(ixa, pa + 1, ea, v, u)
-    if y == u:
-        pb = _next(ixb, pb + 1, eb, v, u)
-    return u, m, pa, pb
-
-
-@njit(**NUMBA_FLAGS)
-def _simple_degrees(ipa, ixa, ipb, ixb, both, out):
-    """out[v] = |N(v)| (``both``: counted with directions, 1 or 2 per neighbour), the
-    union of row v of A and row v of B without v and duplicates."""
-    big = ipa.shape[0]
-    for v in range(ipa.shape[0] - 1):
-        ea, eb = ipa[v + 1], ipb[v + 1]
-        pa = _next(ixa, ipa[v], ea, v, -1)
-        pb = _next(ixb, ipb[v], eb, v, -1)
-        c = 0
-        while pa < ea or pb < eb:
-            u, m, pa, pb = _union_step(ixa, pa, ea, ixb, pb, eb, v, big)
-            c += m if both else 1
-        out[v] = c
-
-
-@njit(**NUMBA_FLAGS)
-def _simple_fill(ipa, ixa, ipb, ixb, both, indptr, indices):
-    """Rows of the simple view: each neighbour once (``both``: once per direction)."""
-    big = ipa.shape[0]
-    for v in range(ipa.shape[0] - 1):
-        ea, eb = ipa[v + 1], ipb[v + 1]
-        pa = _next(ixa, ipa[v], ea, v, -1)
-        pb = _next(ixb, ipb[v], eb, v, -1)
-        k = indptr[v]
-        while pa < ea or pb < eb:
-            u, m, pa, pb = _union_step(ixa, pa, ea, ixb, pb, eb, v, big)
-            for _ in range(m if both else 1):
-                indices[k] = u
-                k += 1
-
-
-def simple_rows(graph, *, both_directions: bool):
-    """``(indptr, indices)`` of the simple, loop-free neighbourhoods: row v lists N(v)
-    (in- and out-neighbours, v excluded), sorted, each neighbour once, or with
-    ``both_directions`` once per direction present (twice for a reciprocal pair).
-    8 B per vertex + 4 B per entry; the caller caches it (``graph.derived``)."""
-    ipa, ixa = graph.indptr, graph.indices
-    ipb, ixb, _ = graph.in_csr() if graph.directed else (ipa, ixa, None)
-    both = bool(both_directions and graph.directed)
-    deg = np.empty(graph.n, dtype=np.int64)
-    _simple_degrees(ipa, ixa, ipb, ixb, both, deg)
-    indptr = np.zeros(graph.n + 1, dtype=np.int64)
-    np.cumsum(deg, out=indptr[1:])
-    indices = np.empty(int(indptr[-1]), dtype=ixa.dtype)
-    _simple_fill(ipa, ixa, ipb, ixb, both, indptr, indices)
-    return indptr, indices
+__all__ = ["lcc", "triangle_count", "transitivity", "verify_lcc"]
 
 
 # ------------------------------------------------------------------ the ordered view

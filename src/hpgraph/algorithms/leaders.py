@@ -4,7 +4,7 @@ Given a graph and a cover (communities that may overlap, e.g. BMLPA's), returns 
 community with at least ``min_size`` members its ``leaders`` vertices of highest
 betweenness centrality *on the community's induced subgraph*, the seed paper's "leaders"
 stage. The subgraph is the undirected simple view (directions ignored, repeated
-mentions collapsed, self-loops dropped; :func:`hpgraph.algorithms.bmlpa.simple_view`)
+mentions collapsed, self-loops dropped; :func:`hpgraph.graph.views.simple_view`)
 restricted to the members. Values are NetworkX's ``betweenness_centrality(G.subgraph(
 members))``: normalised (by ``(s-1)(s-2)`` for s members), endpoints excluded, and for
 communities above ``exact_max`` members Brandes from ``samples`` sources drawn from
@@ -190,7 +190,7 @@ def community_leaders(
     v's communities are ``community_of[ptr[v]:ptr[v+1]]``). Communities above
     ``exact_max`` members use ``samples`` sources drawn from ``seed``. ``progress``:
     True for a live line, or a :class:`hpgraph.progress.Progress`."""
-    from hpgraph.algorithms.bmlpa import simple_view
+    from hpgraph.graph.views import simple_view
 
     check_graph(graph)
     leaders = _whole("leaders", leaders, 1)
