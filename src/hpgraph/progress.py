@@ -9,7 +9,10 @@ with the elapsed time when the output is piped or logged.
 On a terminal, ``update`` rewrites one line (throttled to ``interval_live`` seconds);
 piped, it prints a line ``[  12.3 s] bmlpa: superstep 5, ...`` at most every
 ``interval`` seconds (the last update is never lost: :meth:`done` prints it first when it
-was held back). :meth:`line` always prints. Nothing here imports rich at module import.
+was held back). :meth:`line` always prints. :class:`Counter` is the same for counted
+work (``done/total``). Every long-running part of hpgraph reports through these two: the
+engine's superstep loop, the peer-level kernels' share of peer 0, the layouts'
+iterations, BMLPA's supersteps and the communities application's stages.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 import sys
 import time
 
-__all__ = ["Progress", "fmt_elapsed"]
+__all__ = ["Progress", "Counter", "fmt_elapsed"]
 
 
 def fmt_elapsed(seconds: float) -> str:
@@ -97,3 +100,31 @@ class Progress:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+class Counter:
+    """Counted work, ``name: done/total what``, through a :class:`Progress` (same modes and
+    throttling). ``advance(k)`` adds to the count, ``set(done)`` replaces it; ``info``
+    (optional) is appended to the line."""
+
+    def __init__(self, name, total, what="", **kw):
+        self.total = int(total)
+        self.what = what
+        self.done = 0
+        self.p = Progress(name, **kw)
+
+    def _show(self, info=""):
+        count = f"{self.done:,}/{self.total:,}" if self.total > 0 else f"{self.done:,}"
+        text = count + (f" {self.what}" if self.what else "")
+        self.p.update(text + (f"  {info}" if info else ""))
+
+    def advance(self, k=1, info=""):
+        self.done += int(k)
+        self._show(info)
+
+    def set(self, done, info=""):
+        self.done = int(done)
+        self._show(info)
+
+    def close(self):
+        self.p.close()

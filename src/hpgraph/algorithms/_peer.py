@@ -76,32 +76,19 @@ def heap_pop(heap, pos, key, size):
 
 
 class PeerProgress:
-    """A live line for peer 0's share of the work (all shares are about equal)."""
+    """Peer 0's share of the work (all shares are about equal), through
+    :class:`hpgraph.progress.Counter`: a live line on a terminal, plain lines piped."""
 
     def __init__(self, total, peers, what="sources"):
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-        )
+        from hpgraph.progress import Counter
 
-        self._p = Progress(
-            TextColumn(f"{what} (peer 0 of {peers})"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            transient=True,
-        )
-        self._t = self._p.add_task("brandes", total=total)
-        self._p.start()
+        self._c = Counter(f"peer 0 of {peers}", total, what)
 
     def advance(self, k):
-        self._p.advance(self._t, k)
+        self._c.advance(k)
 
     def close(self):
-        self._p.stop()
+        self._c.close()
 
 
 def resolve_runtime(runtime, threads):

@@ -652,23 +652,18 @@ def _fr_peer(peer, g, pos0, method, k, theta, gravity, temps, alpha, progress):
 
 
 class _Progress:
-    def __init__(self, total):
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    """The iterations of peer 0, through :class:`hpgraph.progress.Counter`."""
 
-        self._p = Progress(
-            TextColumn("layout iteration {task.completed}/{task.total}"),
-            BarColumn(),
-            TimeElapsedColumn(),
-            transient=True,
-        )
-        self._task = self._p.add_task("layout", total=total)
-        self._p.start()
+    def __init__(self, total):
+        from hpgraph.progress import Counter
+
+        self._c = Counter("layout", total, "iterations")
 
     def update(self, done):
-        self._p.update(self._task, completed=done)
+        self._c.set(done)
 
     def close(self):
-        self._p.stop()
+        self._c.close()
 
 
 def _whole(name, value, lo):

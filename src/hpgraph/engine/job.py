@@ -390,24 +390,17 @@ class _Job:
 
 
 class _Progress:
-    """A live one-line display of the superstep loop (rich, only when asked for)."""
+    """The superstep loop, one line (only when asked for), through
+    :class:`hpgraph.progress.Counter`: live on a terminal, plain timed lines piped."""
 
     def __init__(self, total):
-        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+        from hpgraph.progress import Counter
 
-        self._p = Progress(
-            TextColumn("superstep {task.completed}"),
-            BarColumn() if total else TextColumn(""),
-            TextColumn("{task.fields[info]}"),
-            TimeElapsedColumn(),
-            transient=True,
-        )
-        self._task = self._p.add_task("bsp", total=total, info="")
-        self._p.start()
+        self._c = Counter("bsp", total or 0, "supersteps")
 
     def update(self, row: SuperstepStats):
         info = f"active {row.active:,}  messages {row.messages:,}  ({row.mode})"
-        self._p.update(self._task, completed=row.superstep + 1, info=info)
+        self._c.set(row.superstep + 1, info)
 
     def close(self):
-        self._p.stop()
+        self._c.close()
