@@ -99,7 +99,7 @@ def test_random_graphs_with_a_label_cap(seed):
 
 
 def hubs_in_many_cores(blocks=(80, 70), shared=6, seed=0):
-    """Two hubs, each in more rough cores than ``bmlpa._BIG`` (so each starts with more
+    """Two hubs, each in more rough cores than ``bmlpa.propagate._BIG`` (so each starts with more
     labels): hub k shares K4 blocks {hub, a, b, c} with its block vertices, whose rows
     also hold small sets (the bounded path); ``shared`` degree-2 vertices see only the
     two hubs (no small neighbour: the full sum); a path hangs off each hub. Vertex ids
@@ -122,7 +122,7 @@ def hubs_in_many_cores(blocks=(80, 70), shared=6, seed=0):
 
 @pytest.mark.parametrize("cap", [None, 3])
 def test_hubs_with_more_labels_than_the_bound_threshold(cap):
-    bm = importlib.import_module("hpgraph.algorithms.bmlpa")
+    bm = importlib.import_module("hpgraph.algorithms.bmlpa.propagate")
     g, hubs = hubs_in_many_cores()
     cores = hp_rough_cores(g)
     for h in hubs:
@@ -141,7 +141,7 @@ def test_bound_on_big_label_sets_against_the_full_sum(seed):
     # explicit initial labels: a few vertices hold 65..200 labels (big), the others 1..20;
     # at b = 0.05 most big labels must survive next to a neighbour of many small
     # coefficients (the bound fails, the full sum runs), at b = 0.5 they must not
-    bm = importlib.import_module("hpgraph.algorithms.bmlpa")
+    bm = importlib.import_module("hpgraph.algorithms.bmlpa.propagate")
     rng = np.random.default_rng(SEED + seed)
     n = 150
     g = Graph.from_edges(rng.integers(0, n, 4 * n), rng.integers(0, n, 4 * n), n=n)
@@ -191,13 +191,16 @@ def test_vertices_with_settled_neighbourhoods_are_skipped():
 def test_state_patching_compacts_its_arena(monkeypatch):
     # sets that outgrow their slot move to the arena's end; with no slack tolerated the
     # arena is compacted often: same cover, bit for bit
-    bm = importlib.import_module("hpgraph.algorithms.bmlpa")
+    bm = importlib.import_module("hpgraph.algorithms.bmlpa.state")
     g = mention_graph(1500, 1900, seed=2)
     want = bmlpa(g, b=0.1, threads=2)
     compactions = []
     real = bm._compact_state
     monkeypatch.setattr(bm, "_SLACK", 0)
-    monkeypatch.setattr(bm, "_compact_state", lambda *a: compactions.append(1) or real(*a))
+    counted = lambda *a: compactions.append(1) or real(*a)  # noqa: E731
+    monkeypatch.setattr(bm, "_compact_state", counted)  # the patches' compactions
+    program = importlib.import_module("hpgraph.algorithms.bmlpa.program")
+    monkeypatch.setattr(program, "_compact_state", counted)  # initial and full states
     got = bmlpa(g, b=0.1, threads=2)
     assert len(compactions) > 2 * 3  # more than the initial and full-superstep states
     for x in ("ptr", "community_of", "coefficient"):

@@ -1,0 +1,210 @@
+"""BMLPA's peer-level BSP program: vertex chunks per peer, the active set, the
+exchange of changed sets, the stop rules."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from hpgraph.algorithms.bmlpa.propagate import _BIG, _propagate
+from hpgraph.algorithms.bmlpa.state import (
+    _compact_state,
+    _count_labels,
+    _counts_after,
+    _gather_rows,
+    _patch,
+    _stop_rule,
+)
+from hpgraph.config import NUMBA_FLAGS
+
+__all__: list[str] = []
+
+
+@njit(**NUMBA_FLAGS)
+def _range_cut(indptr, parts, part, alpha):
+    """First vertex of ``part`` when ``alpha * vertices + edges`` is split evenly."""
+    n = indptr.shape[0] - 1
+    target = (alpha * n + indptr[n]) * part / parts
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if alpha * mid + indptr[mid] < target:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+# chunks per peer: peers take every parts-th chunk, so the heavy region that breadth-first
+# numbering puts first (a hub's neighbourhood) is shared out instead of landing on peer 0
+_CHUNKS_PER_PEER = 64
+
+
+def _chunks(indptr, parts):
+    """(starts, ends) of ``_CHUNKS_PER_PEER * parts`` chunks balanced on ``2 * vertices +
+    edges``; chunk k belongs to peer ``k % parts``."""
+    k = _CHUNKS_PER_PEER * parts
+    cuts = np.array([_range_cut(indptr, k, i, 2.0) for i in range(1, k)], dtype=np.int64)
+    n = indptr.shape[0] - 1
+    return np.concatenate([[0], cuts]), np.concatenate([cuts, [n]])
+
+
+def _assemble(pieces, starts, ends, parts):
+    """(counts, labels, coefficients) in vertex order from every peer's sets of all its
+    vertices, ``pieces[p] = (counts, labels, coefficients)`` over peer p's chunks."""
+    if parts == 1:
+        return pieces[0]
+    vcut = [
+        np.concatenate([[0], np.cumsum(ends[p::parts] - starts[p::parts])]) for p in range(parts)
+    ]
+    ecut = [np.concatenate([[0], np.cumsum(pc[0])]) for pc in pieces]
+    out = ([], [], [])
+    for k in range(starts.shape[0]):
+        p, j = k % parts, k // parts
+        v0, v1 = vcut[p][j], vcut[p][j + 1]
+        e0, e1 = ecut[p][v0], ecut[p][v1]
+        out[0].append(pieces[p][0][v0:v1])
+        out[1].append(pieces[p][1][e0:e1])
+        out[2].append(pieces[p][2][e0:e1])
+    return tuple(np.concatenate(x) for x in out)
+
+
+@njit(**NUMBA_FLAGS)
+def _active_chunks(indptr, indices, starts, ends, ids, mark):
+    """(active, count): active[v] for the vertices of the chunks: v has a neighbour in
+    ``ids`` (the vertices whose set differs from two supersteps before); count: how many
+    of them. Pushes from ``ids`` when their edges are fewer than the chunks', else scans
+    the chunks against ``mark`` (a false bool array of n, left false)."""
+    n = indptr.shape[0] - 1
+    active = np.zeros(n, dtype=np.bool_)
+    work = 0
+    for k in range(ids.shape[0]):
+        u = ids[k]
+        work += indptr[u + 1] - indptr[u]
+    mine = 0
+    for ci in range(starts.shape[0]):
+        mine += indptr[ends[ci]] - indptr[starts[ci]]
+    if work <= mine:
+        for k in range(ids.shape[0]):
+            u = ids[k]
+            for q in range(indptr[u], indptr[u + 1]):
+                active[indices[q]] = True  # others' vertices too: never read
+    else:
+        for k in range(ids.shape[0]):
+            mark[ids[k]] = True
+        for ci in range(starts.shape[0]):
+            for v in range(starts[ci], ends[ci]):
+                for q in range(indptr[v], indptr[v + 1]):
+                    if mark[indices[q]]:
+                        active[v] = True
+                        break
+        for k in range(ids.shape[0]):
+            mark[ids[k]] = False
+    count = 0
+    for ci in range(starts.shape[0]):
+        for v in range(starts[ci], ends[ci]):
+            count += active[v]
+    return active, count
+
+
+def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations, tolerance, show):
+    """The BSP program: one vertex range per peer; returns its range's final sets.
+
+    Synchronous propagation swings with period 2 on bipartite pieces (stars, chains), so
+    work is skipped against the state two supersteps back, not the last one: a vertex
+    none of whose neighbours' sets differ from two supersteps ago gets, bit for bit, its
+    own set of two supersteps ago (the update is a function of the neighbours' sets).
+    Each superstep therefore computes ``dest`` from ``source`` for the *active* vertices
+    only, and builds it by patching ``prev`` (the state before ``source``) with the sets
+    that differ from it; those vertices make the next superstep's active set.
+
+    Stop rules: ``tolerance`` None is the paper's counts rule (keeps ``source``); a number
+    is the seed's update-rate rule (keeps ``dest``): stop once fewer than ``tolerance * n``
+    vertices hold labels (ids, not coefficients) that differ from two supersteps back, or
+    none does."""
+    ptr, lab, coef = state
+    n = indptr.shape[0] - 1
+    pid, parts = peer.pid, peer.num_peers
+    starts, ends = _chunks(indptr, parts)
+    mine = starts[pid::parts].copy(), ends[pid::parts].copy()
+    own = np.concatenate([np.arange(a, e) for a, e in zip(*mine, strict=True)])  # my vertices
+    size = own.shape[0]
+    score = np.zeros(num_labels, dtype=np.float64)  # 8 B per label, per peer
+    touched = np.empty(num_labels, dtype=np.int32)
+    rowmax = np.empty(n, dtype=np.float64)  # read only for the big sets (> _BIG entries)
+    memo = np.full(n, -1, dtype=np.int64)  # the leaf memo of _propagate: 12 B per vertex
+    memo_m = np.empty(n, dtype=np.int32)
+    mark = np.zeros(n, dtype=np.bool_)
+    everyone = np.ones(n, dtype=np.bool_)
+    # own copies: states are patched in place, and the local runtime shares the input
+    cur = prev = _compact_state(np.diff(ptr), lab.copy(), coef.copy())
+    largest = int(cur[2].max()) if n else 0  # a bound on the largest set
+    if tolerance is None:  # the counts rule's label counts: 12 B per label
+        cnt = cnt_prev = _count_labels(lab, num_labels)
+        old_min = np.zeros(num_labels, dtype=np.int32)
+    changed_per_step = []
+    relabelled_per_step = []
+    active_per_step = []  # this peer's recomputed vertices
+    stopped = "max_iterations"
+    counts_rule = tolerance is None
+    last_changed = n
+    diff = None
+    for it in range(max_iterations):
+        # the first two supersteps have no state two supersteps back: all are active
+        if it < 2:
+            active, count = everyone, size
+        else:
+            active, count = _active_chunks(indptr, indices, *mine, diff, mark)
+        active_per_step.append(int(count))
+        # while most vertices differ (early supersteps), ship every vertex's set and
+        # build a fresh state: no patching pass; the choice uses the global count of
+        # the last superstep, so every peer makes the same one
+        full = 2 * last_changed > n
+        msg = _propagate(
+            indptr, indices, cur[0], cur[1], cur[3], cur[4], prev[0], prev[1], prev[3],
+            prev[4], active, *mine, b, cap, score, touched, rowmax, memo, memo_m,
+            largest > _BIG, full,
+        )  # fmt: skip
+        if full:  # the state before source is not needed to build a fresh one: free it
+            prev = None
+        for q in range(parts):
+            for a in msg:
+                peer.send(q, a)
+        peer.sync()
+        got = [a for _, a in peer.messages()]  # 5 arrays per peer, peers in order
+        ids = np.concatenate(got[0::5]) if parts > 1 else got[0]
+        if full:  # every vertex's set, by chunk: into vertex order
+            pieces = [got[5 * q + 1 : 5 * q + 4] for q in range(parts)]
+            ccnt, clab, ccoef = _assemble(pieces, starts, ends, parts)
+        else:  # the changed vertices' sets, in the order of ids
+            ccnt, clab, ccoef = (
+                np.concatenate(got[i::5]) if parts > 1 else got[i] for i in (1, 2, 3)
+            )
+        last_changed = int(ids.shape[0])
+        relabelled = int(sum(int(a[0]) for a in got[4::5]))
+        changed_per_step.append(last_changed)
+        relabelled_per_step.append(relabelled)
+        if show is not None and pid == 0:
+            show(it + 1, last_changed, cur[6], relabelled)
+        if counts_rule:
+            if full:
+                new_cnt = _count_labels(clab, num_labels)
+            else:
+                new_cnt = _counts_after(cnt_prev, prev[0], prev[1], prev[3], ids, ccnt, clab)
+            if _stop_rule(cnt, new_cnt, old_min, it > 0):
+                stopped = "counts"
+                break
+        if ccnt.shape[0]:
+            largest = max(int(ccnt.max()), 0 if full else largest)
+        new = _compact_state(ccnt, clab, ccoef) if full else _patch(prev, ids, ccnt, clab, ccoef)
+        prev, cur = cur, new
+        if counts_rule:
+            cnt_prev, cnt = cnt, new_cnt
+        diff = ids
+        del msg, got, ccnt, clab, ccoef, new
+        if not counts_rule and (relabelled == 0 or relabelled < tolerance * n):
+            stopped = "rate"
+            break
+    ptr, lab, coef = _gather_rows(cur, own)
+    steps = (changed_per_step, relabelled_per_step, active_per_step)
+    return (np.diff(ptr), lab, coef), stopped, steps
