@@ -7,8 +7,8 @@ update-rate rule (default) or the paper's counts rule (``--stop counts``);
 (b) NMI against planted communities on seeded LFR graphs for mu = 0.1 .. 0.5, for both
 stop rules.
 
-    .venv/bin/python bench/bmlpa_bench.py                      # full size
-    .venv/bin/python bench/bmlpa_bench.py --n 1000000 --m 1250000 --initial hashtags
+    .venv/bin/python benchmarks/bmlpa_bench.py                      # full size
+    .venv/bin/python benchmarks/bmlpa_bench.py --n 1000000 --m 1250000 --initial hashtags
 
 Peak RSS is the process's (``resource.getrusage``), so it is the largest of the runs so
 far; each b is run in a fresh child process to give its own figure.

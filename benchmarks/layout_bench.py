@@ -5,7 +5,7 @@ Graph: a random geometric graph (n points uniform in the unit square, joined whe
 than sqrt(degree / (pi n)): mean degree about ``degree``), undirected, fixed seed; its
 good drawings are known (the points themselves), so the quality measures mean something.
 
-    .venv/bin/python bench/layout_bench.py --n 100000 --threads 2
+    .venv/bin/python benchmarks/layout_bench.py --n 100000 --threads 2
 
 igraph's ``layout_fruchterman_reingold(niter=100, grid="grid")`` runs at ``--igraph-n``
 vertices (default: the same graph when a 10k trial extrapolates under ``--igraph-budget``

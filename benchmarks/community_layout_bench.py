@@ -9,9 +9,9 @@ printed but not counted in the layout's. Quality: :func:`layout_quality`'s
 ``neighbour_ratio`` (mean edge length / mean random-pair distance) and
 ``intra_ratio`` (mean intra-community edge length / mean random-pair distance).
 
-    .venv/bin/python bench/community_layout_bench.py --n 100000 --igraph --flat
+    .venv/bin/python benchmarks/community_layout_bench.py --n 100000 --igraph --flat
     flock /tmp/hpgraph-big.lock /usr/bin/time -v \\
-        .venv/bin/python bench/community_layout_bench.py --n 8000000
+        .venv/bin/python benchmarks/community_layout_bench.py --n 8000000
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ matrix-vector product keeps the candidates of u with a child in sim(w), one with
 transpose keeps those of w with a parent in sim(u), until nothing changes), and the two
 relations must be equal.
 
-    python bench/simulation_bench.py [--scale 16] [--labels 4] [--threads 2] [--trials 3]
+    python benchmarks/simulation_bench.py [--scale 16] [--labels 4] [--threads 2] [--trials 3]
 """
 
 from __future__ import annotations

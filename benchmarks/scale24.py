@@ -2,7 +2,7 @@
 edges) generated once into the binary form, then loaded (memory-mapped) in a fresh process
 that runs PageRank, BFS and WCC; prints times and the peak resident memory per edge.
 
-    python bench/scale24.py [--scale 24] [--threads 2] [--path /tmp/kron24.hpgc]
+    python benchmarks/scale24.py [--scale 24] [--threads 2] [--path /tmp/kron24.hpgc]
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Betweenness from k sampled sources and all-pairs shortest paths, hpgraph against
 NetworKit and igraph (and SciPy for APSP), timed in the same run on the same graphs.
 
-    python bench/betweenness_bench.py [--scale 18] [--k 64] [--threads 2]
+    python benchmarks/betweenness_bench.py [--scale 18] [--k 64] [--threads 2]
                                       [--apsp-scale 12] [--no-igraph]
 
 Betweenness: the Graph500 Kronecker graph (undirected, parallel edges collapsed for the

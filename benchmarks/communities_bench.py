@@ -4,8 +4,8 @@ users, 10M mentions, 20,000 hashtags) written as Parquet, then ``hpgraph communi
 folder, each stage timed with its peak memory; NetworKit's PLP (non-overlapping label
 propagation) on the same user graph, timed in the same run, is the yardstick.
 
-    flock /tmp/hpgraph-big.lock .venv/bin/python bench/communities_bench.py
-    .venv/bin/python bench/communities_bench.py --n 300000 --m 400000
+    flock /tmp/hpgraph-big.lock .venv/bin/python benchmarks/communities_bench.py
+    .venv/bin/python benchmarks/communities_bench.py --n 300000 --m 400000
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ includes deriving its degree-ordered view (the peers get theirs, NetworKit's Gra
 multi-edges and loops removed and igraph's simplified Graph, untimed), and "warm" with
 that view cached. Results are checked against both peers (max |difference| of LCC).
 
-    python bench/lcc_bench.py [--scale 18] [--threads 2] [--trials 3] [--turbo-off]
+    python benchmarks/lcc_bench.py [--scale 18] [--threads 2] [--trials 3] [--turbo-off]
 """
 
 from __future__ import annotations

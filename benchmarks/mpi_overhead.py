@@ -9,8 +9,8 @@ for PageRank the values and bytes exchanged between ranks per superstep against 
 sender-side-combining bound: one value per (receiver, sending rank) pair whose ranks
 differ.
 
-    .venv/bin/python bench/mpi_overhead.py --scale 20              # local 2 threads vs -n 2
-    .venv/bin/python bench/mpi_overhead.py --graph k20.hpgc --aggregation node
+    .venv/bin/python benchmarks/mpi_overhead.py --scale 20              # local 2 threads vs -n 2
+    .venv/bin/python benchmarks/mpi_overhead.py --graph k20.hpgc --aggregation node
 """
 
 from __future__ import annotations
