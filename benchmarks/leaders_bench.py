@@ -5,7 +5,8 @@ in the same run (the exact ones, up to ``EXACT_MAX`` members), then the whole st
 (exact and sampled communities) as the communities application runs it.
 
     .venv/bin/python benchmarks/leaders_bench.py --n 1000000 --m 1250000
-    flock /tmp/hpgraph-big.lock .venv/bin/python benchmarks/leaders_bench.py --n 8000000 --m 10000000
+    flock /tmp/hpgraph-big.lock \
+        .venv/bin/python benchmarks/leaders_bench.py --n 8000000 --m 10000000
 """
 
 from __future__ import annotations
