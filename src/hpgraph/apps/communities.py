@@ -46,18 +46,13 @@ import numpy as np
 from hpgraph.errors import HPGraphError, InvalidArgumentError
 from hpgraph.progress import Progress
 
-__all__ = ["run_communities", "CommunitiesReport", "load_mentions", "community_names"]
-
-#: files of a report folder, in the order they are written
-FILES = (
-    "cover.csv",
-    "communities.csv",
-    "leaders.csv",
-    "layout.parquet",
-    "communities.png",
-    "index.html",
-    "summary.json",
-)
+__all__ = [
+    "run_communities",
+    "CommunitiesReport",
+    "load_mentions",
+    "community_names",
+    "belonging_text",
+]
 
 
 @dataclass
