@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from decimal import Decimal
 from pathlib import Path
 
@@ -17,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from conftest import SEED
+from conftest import MPIEXEC, NO_MPI, SEED
 from hpgraph.algorithms.leaders import EXACT_MAX
 from hpgraph.apps.communities import belonging_text, community_names, run_communities
 from hpgraph.cli.main import cli
@@ -286,3 +288,20 @@ def test_run_layout_picture(tmp_path):
     img = np.asarray(Image.open(out).convert("RGB"))
     assert img.shape == (2400, 2400, 3)
     assert (img.min(axis=2) < 200).sum() > 200  # points drawn on the white background
+
+
+@pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
+def test_ranks_give_the_same_report_as_threads(tmp_path):
+    # --ranks 2: BMLPA on the MPI runtime (every rank), the later stages on rank 0
+    args = ["communities", "mention:3k:4k:100", "--min-size", "5", "--no-progress"]
+    local = CliRunner().invoke(cli, [*args, "-o", str(tmp_path / "local"), "--threads", "2"])
+    assert local.exit_code == 0, local.output
+    out = subprocess.run(
+        [sys.executable, "-m", "hpgraph.cli.main", *args, "-o", str(tmp_path / "mpi"),
+         "--ranks", "2"],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout + out.stderr
+    for name in ("cover.csv", "leaders.csv", "communities.csv"):
+        assert (tmp_path / "mpi" / name).read_text() == (tmp_path / "local" / name).read_text()
+    assert out.stdout.count("report in") == 1  # only rank 0 reports

@@ -357,7 +357,7 @@ def run_communities(
     _check(b, leaders, min_size, dim, max_labels, threads)
     b = float(b)
     cap = max_labels if max_labels is not None else math.ceil(1.0 / b)
-    root = runtime is None or runtime == "local" or runtime.is_root()
+    root = runtime is None or runtime == "local" or runtime.is_root
     out = Path(out) if out is not None else None
     tmp = _prepare_out(out, force) if (out is not None and root) else None
     stages = _Stages(progress and root, stream)
