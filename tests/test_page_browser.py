@@ -322,7 +322,12 @@ def test_click_highlights_community_and_lists_leaders(browser, pages):
             if cc == c]  # fmt: skip
     assert got == want
     browser.wait_for(f"window.hpgraph.frames() > {f0}")
+    # a frame drawn before the click may be the one counted: wait for the redraw
+    deadline = time.monotonic() + 10
     after = _pixel(browser, op["x"], op["y"])
+    while after[:3] != [0xE4, 0xE4, 0xE4] and time.monotonic() < deadline:
+        time.sleep(0.05)
+        after = _pixel(browser, op["x"], op["y"])
     assert before[:3] != after[:3] and after[:3] == [0xE4, 0xE4, 0xE4]  # dimmed outsider
     # the legend selects too, and the empty background clears the selection
     browser.eval("Array.from(document.querySelectorAll('#legend li'))"
