@@ -4,6 +4,8 @@ the same sources), overlapping covers, awkward shapes, thread counts."""
 
 from __future__ import annotations
 
+import re
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -142,3 +144,30 @@ def test_bad_arguments():
         community_leaders(g, (np.array([0, 1]), np.array([0])))
     with pytest.raises(InvalidArgumentError, match="cover"):
         community_leaders(g, [1, 2, 3])
+
+
+def test_samples_at_least_size_give_exact_values():
+    # NetworkX's k-sample scaling with k = s sources equals its exact normalisation
+    rng = np.random.default_rng(SEED + 11)
+    n = 120
+    src, dst = rng.integers(0, n, 400), rng.integers(0, n, 400)
+    g = Graph.from_edges(src, dst, n=n, directed=True)
+    G = simple_graph(src, dst, n)
+    comms = [np.sort(rng.choice(n, s, replace=False)) for s in (12, 30, 45)]
+    r = community_leaders(g, cover_arrays(n, comms), leaders=3, exact_max=5, samples=1000)
+    assert not r.exact.any() and r.sources.tolist() == [12, 30, 45]
+    for c, mem in enumerate(comms):
+        _, top = nx_top(G, mem.tolist(), 3)
+        np.testing.assert_allclose(r.betweenness[r.community == c], [b for _, b in top], atol=1e-12)
+
+
+def test_progress_line_does_not_change_results(capsys):
+    rng = np.random.default_rng(SEED + 5)
+    n = 200
+    g = Graph.from_edges(rng.integers(0, n, 700), rng.integers(0, n, 700), n=n)
+    cover = cover_arrays(n, [np.sort(rng.choice(n, 60, replace=False)) for _ in range(4)])
+    quiet = community_leaders(g, cover, threads=2)
+    shown = community_leaders(g, cover, threads=2, progress=True)
+    assert re.search(r"peer 0 of 2: \d+/\d+ sources", capsys.readouterr().err)
+    assert np.array_equal(quiet.vertex, shown.vertex)
+    np.testing.assert_array_equal(quiet.betweenness, shown.betweenness)
