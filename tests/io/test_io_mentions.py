@@ -1,7 +1,6 @@
 """Mention files (users mentioning users, with hashtags): text and Parquet variants, round
 trips, every bad input, and the initial labels against plain-Python counts."""
 
-import gzip
 import random
 import re
 from collections import Counter
@@ -51,14 +50,11 @@ def same(a: Mentions, b: Mentions) -> None:
 
 
 @pytest.fixture
-def text_file(tmp_path):
+def text_file(write):
+    """``text_file(text, name="m.tsv")``: conftest's ``write`` with the mention-file default."""
+
     def _make(text, name="m.tsv"):
-        p = tmp_path / name
-        data = text.encode() if isinstance(text, str) else text
-        if name.endswith(".gz"):
-            data = gzip.compress(data)
-        p.write_bytes(data)
-        return p
+        return write(name, text)
 
     return _make
 
