@@ -36,24 +36,49 @@ def rough_cores(G: nx.Graph, key) -> list[list]:
     return cores
 
 
+def update_one(G, source, x, b, cap=None):
+    """x's new set from its neighbours' sets in ``source``."""
+    if G.degree(x) == 0:
+        return dict(source[x])
+    score = {}
+    for y in G[x]:
+        for c, w in source[y].items():
+            score[c] = score.get(c, 0.0) + w
+    mx = max(score.values())
+    kept = {c: s for c, s in score.items() if s >= b * mx}
+    if cap is not None and len(kept) > cap:
+        best = sorted(kept, key=lambda c: (-kept[c], c))[:cap]
+        kept = {c: kept[c] for c in best}
+    tot = sum(kept[c] for c in sorted(kept))
+    return {c: kept[c] / tot for c in sorted(kept)}
+
+
 def propagate(G, source, b, cap=None):
-    dest = {}
-    for x in G:
-        if G.degree(x) == 0:
-            dest[x] = dict(source[x])
-            continue
-        score = {}
-        for y in G[x]:
-            for c, w in source[y].items():
-                score[c] = score.get(c, 0.0) + w
-        mx = max(score.values())
-        kept = {c: s for c, s in score.items() if s >= b * mx}
-        if cap is not None and len(kept) > cap:
-            best = sorted(kept, key=lambda c: (-kept[c], c))[:cap]
-            kept = {c: kept[c] for c in best}
-        tot = sum(kept[c] for c in sorted(kept))
-        dest[x] = {c: kept[c] / tot for c in sorted(kept)}
-    return dest
+    """One synchronous superstep: every vertex from ``source``."""
+    return {x: update_one(G, source, x, b, cap) for x in G}
+
+
+def colour_classes(G):
+    """Greedy first-fit colouring in order of descending degree, ties by vertex: the
+    classes, colour 0 first."""
+    colour = {}
+    for x in sorted(G, key=lambda v: (-G.degree(v), v)):
+        taken = {colour[y] for y in G[x] if y in colour}
+        c = 0
+        while c in taken:
+            c += 1
+        colour[x] = c
+    k = max(colour.values(), default=-1) + 1
+    return [[v for v in G if colour[v] == c] for c in range(k)]
+
+
+def sweep(G, source, b, cap, classes):
+    """One semi-synchronous sweep: each class from the state the classes before it left."""
+    state = dict(source)
+    for cls in classes:
+        new = {x: update_one(G, state, x, b, cap) for x in cls}
+        state.update(new)
+    return state
 
 
 def count(lab):
@@ -64,18 +89,29 @@ def count(lab):
     return out
 
 
-def bmlpa_naive(G: nx.Graph, b, initial, max_iterations=100, cap=None, tolerance=0.01):
+_DEFAULT = object()
+
+
+def bmlpa_naive(
+    G: nx.Graph, b, initial, max_iterations=100, cap=None, tolerance=_DEFAULT, update="semi-sync"
+):
     """``initial``: {vertex: {label: coefficient}}. ``tolerance``: the seed's update-rate
     rule (stop, keeping ``dest``, once fewer than ``tolerance * n`` vertices hold labels
-    that differ from their labels two supersteps back, or none does); ``None``: the paper's
-    counts rule (stop keeping ``source``)."""
+    that differ from their labels one sweep back, semi-synchronous, or two supersteps back,
+    synchronous, or none does; default 0.05 and 0.01); ``None``: the paper's counts rule
+    (synchronous: stop keeping ``source``; semi-synchronous: keeping the last sweep)."""
+    if tolerance is _DEFAULT:
+        tolerance = 0.05 if update == "semi-sync" else 0.01
+    semi = update == "semi-sync"
+    classes = colour_classes(G) if semi else None
     source = before = initial
     old_min = None
     n = G.number_of_nodes()
     for _ in range(max_iterations):
-        dest = propagate(G, source, b, cap)
+        dest = sweep(G, source, b, cap, classes) if semi else propagate(G, source, b, cap)
         if tolerance is not None:
-            changed = sum(set(dest[v]) != set(before[v]) for v in G)
+            back = source if semi else before
+            changed = sum(set(dest[v]) != set(back[v]) for v in G)
             before, source = source, dest
             if changed == 0 or changed < tolerance * n:
                 break
@@ -86,6 +122,8 @@ def bmlpa_naive(G: nx.Graph, b, initial, max_iterations=100, cap=None, tolerance
         else:
             mn = cd
         if mn == old_min:
+            if semi:
+                source = dest
             break
         source, old_min = dest, mn
     comms = {}

@@ -69,16 +69,17 @@ def check_result(r: BMLPAResult):
 _NAIVE: dict = {}  # the slow reference, once per (shape, directed, b) for every thread count
 
 
+@pytest.mark.parametrize("update", ["semi-sync", "sync"])
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("directed", [False, True])
-def test_matches_the_naive_implementation(shape, directed, threads):
+def test_matches_the_naive_implementation(shape, directed, update, threads):
     g = make_shape(shape, directed, False)
     for b in (0.05, 0.3, 0.8):
-        key = (shape, directed, b)
+        key = (shape, directed, b, update)
         if key not in _NAIVE:
             G = simple_nx(g)
-            _NAIVE[key] = bmlpa_naive(G, b, naive_initial(G))
-        r = bmlpa(g, b=b, threads=threads)
+            _NAIVE[key] = bmlpa_naive(G, b, naive_initial(G), update=update)
+        r = bmlpa(g, b=b, threads=threads, update=update)
         check_result(r)
         assert cover_of(r) == _NAIVE[key], key
 
@@ -177,23 +178,45 @@ def test_a_vertex_that_changes_alone_is_recomputed():
 def test_vertices_with_settled_neighbourhoods_are_skipped():
     # stars and chains settle into a period-2 swing: their vertices stop being recomputed
     g = mention_graph(1500, 1900, seed=2)
-    r = bmlpa(g, b=0.3, threads=2)
+    r = bmlpa(g, b=0.3, threads=2, update="sync", tolerance=0.01)
     act = r.meta["active_per_iteration"]
     assert len(act) == r.meta["iterations"] and act[0] == act[1] == g.n
     assert min(act) < g.n // 4, act
     G = simple_nx(g)
-    assert cover_of(r) == bmlpa_naive(G, 0.3, naive_initial(G))
-    one = bmlpa(g, b=0.3, threads=1)
+    assert cover_of(r) == bmlpa_naive(G, 0.3, naive_initial(G), update="sync")
+    one = bmlpa(g, b=0.3, threads=1, update="sync", tolerance=0.01)
     for x in ("ptr", "community_of", "coefficient"):
         assert np.array_equal(getattr(one, x), getattr(r, x)), x
 
 
-def test_state_patching_compacts_its_arena(monkeypatch):
+@pytest.mark.parametrize("b", [0.1, 0.3])
+def test_semi_synchronous_sweeps_skip_settled_vertices_and_ignore_peer_count(b):
+    # a vertex is recomputed only when a neighbour changed since its own last update; the
+    # colour classes make the order the same for any number of peers
+    g = mention_graph(1500, 1900, seed=2)
+    G = simple_nx(g)
+    covers = []
+    for threads in (1, 2, 3):
+        r = bmlpa(g, b=b, threads=threads, tolerance=0.0, max_iterations=30)
+        act = r.meta["active_per_iteration"]
+        assert len(act) == r.meta["iterations"] and act[0] == g.n
+        assert max(act[1:]) < g.n, act  # some vertices skipped every sweep
+        assert len(r.stats.supersteps) == r.meta["iterations"] * r.meta["colours"]
+        covers.append(r)
+    want = bmlpa_naive(G, b, naive_initial(G), tolerance=0.0, max_iterations=30)
+    assert cover_of(covers[0]) == want
+    for r in covers[1:]:
+        for x in ("ptr", "community_of", "coefficient"):
+            assert np.array_equal(getattr(covers[0], x), getattr(r, x)), x
+
+
+@pytest.mark.parametrize("update, initial_states", [("sync", 3), ("semi-sync", 1)])
+def test_state_patching_compacts_its_arena(monkeypatch, update, initial_states):
     # sets that outgrow their slot move to the arena's end; with no slack tolerated the
     # arena is compacted often: same cover, bit for bit
     bm = importlib.import_module("hpgraph.algorithms.bmlpa.state")
     g = mention_graph(1500, 1900, seed=2)
-    want = bmlpa(g, b=0.1, threads=2)
+    want = bmlpa(g, b=0.1, threads=2, update=update)
     compactions = []
     real = bm._compact_state
     monkeypatch.setattr(bm, "_SLACK", 0)
@@ -201,8 +224,8 @@ def test_state_patching_compacts_its_arena(monkeypatch):
     monkeypatch.setattr(bm, "_compact_state", counted)  # the patches' compactions
     program = importlib.import_module("hpgraph.algorithms.bmlpa.program")
     monkeypatch.setattr(program, "_compact_state", counted)  # initial and full states
-    got = bmlpa(g, b=0.1, threads=2)
-    assert len(compactions) > 2 * 3  # more than the initial and full-superstep states
+    got = bmlpa(g, b=0.1, threads=2, update=update)
+    assert len(compactions) > 2 * initial_states  # more than the initial and full states
     for x in ("ptr", "community_of", "coefficient"):
         assert np.array_equal(getattr(want, x), getattr(got, x)), x
 
@@ -303,6 +326,7 @@ def test_bad_arguments():
         ({"tolerance": 1.0}, "tolerance"),
         ({"tolerance": -0.1}, "tolerance"),
         ({"stop": "counts", "tolerance": 0.1}, "stop='rate' only"),
+        ({"update": "async"}, "update must be one of semi-sync, sync"),
     ]:
         with pytest.raises(InvalidArgumentError, match=match):
             bmlpa(g, **kw)
@@ -318,21 +342,25 @@ def test_alias_iterations_and_progress():
     assert [s[0] for s in seen] == list(range(1, len(seen) + 1))
     r0 = bmlpa(g, max_iterations=0)
     assert r0.meta["iterations"] == 0 and r0.stats is None
-    r1 = bmlpa(g, max_iterations=1)
+    r1 = bmlpa(g, max_iterations=1, update="sync")
     assert r1.meta["iterations"] == 1 and len(r1.stats.supersteps) == 1
+    r1 = bmlpa(g, max_iterations=1)  # a sweep is one superstep per colour class
+    assert r1.meta["iterations"] == 1 and len(r1.stats.supersteps) == r1.meta["colours"] > 1
 
 
+@pytest.mark.parametrize("update", ["semi-sync", "sync"])
 @pytest.mark.parametrize("shape", ["star_isolated", "random", "path", "dense"])
-def test_both_stop_rules_match_the_naive_implementation(shape):
+def test_both_stop_rules_match_the_naive_implementation(shape, update):
     g = make_shape(shape, False, False)
     G = simple_nx(g)
+    init = naive_initial(G)
     for b in (0.05, 0.3):
-        counts = bmlpa(g, b=b, stop="counts", threads=2)
-        assert cover_of(counts) == bmlpa_naive(G, b, naive_initial(G), tolerance=None)
+        counts = bmlpa(g, b=b, stop="counts", threads=2, update=update)
+        assert cover_of(counts) == bmlpa_naive(G, b, init, tolerance=None, update=update)
         assert counts.meta["stopped_by"] in ("counts", "max_iterations")
         for tol in (0.0, 0.05, 0.3):
-            r = bmlpa(g, b=b, tolerance=tol, threads=2)
-            assert cover_of(r) == bmlpa_naive(G, b, naive_initial(G), tolerance=tol), tol
+            r = bmlpa(g, b=b, tolerance=tol, threads=2, update=update)
+            assert cover_of(r) == bmlpa_naive(G, b, init, tolerance=tol, update=update), tol
             rate = r.meta["update_rate"]
             assert len(rate) == r.meta["iterations"] == len(r.meta["changed_per_iteration"])
             if r.meta["stopped_by"] == "rate":  # stops at the first rate below tol (or 0)

@@ -12,6 +12,7 @@ __all__ = [
     "PR_TOLERANCE",
     "FLOAT_RTOL",
     "BMLPA_TOLERANCE",
+    "BMLPA_SYNC_TOLERANCE",
 ]
 
 #: Flags for every compiled kernel. nogil: the local runtime runs kernels on several
@@ -42,6 +43,8 @@ FLOAT_RTOL = 1e-4
 PR_TOLERANCE = 0.0
 
 #: BMLPA's default stop rule (the seed's): stop once fewer than this share of the vertices
-#: changed their label set in a superstep (see docs/algorithms/bmlpa.md for the
-#: measurements behind the value).
-BMLPA_TOLERANCE = 0.01
+#: changed their labels in a sweep of the semi-synchronous update (the default), or in a
+#: superstep of the synchronous one (``BMLPA_SYNC_TOLERANCE``, against two supersteps
+#: back); see docs/algorithms/bmlpa.md for the measurements behind the values.
+BMLPA_TOLERANCE = 0.05
+BMLPA_SYNC_TOLERANCE = 0.01

@@ -300,12 +300,18 @@ def _report_cdlp(result):
     return [("communities", _count(result.meta["communities"]))], None
 
 
+def _steps_of(meta):
+    if meta.get("update") == "semi-sync":
+        return f"sweeps of {meta['colours']} colour classes"
+    return "supersteps"
+
+
 def _report_bmlpa(result):
     meta = result.meta
     conv = "converged" if meta["converged"] else "iteration limit reached"
     rows = [
         ("communities", _count(meta["communities"])),
-        ("iterations", f"{meta['iterations']} ({conv})"),
+        ("iterations", f"{meta['iterations']} {_steps_of(meta)} ({conv})"),
         ("overlapping", f"{meta['overlapping_vertices']:,} vertices"),
     ]
     if result.num_communities:
@@ -536,8 +542,16 @@ _ENTRIES = (
                 "tolerance",
                 float,
                 None,
-                "update-rate tolerance of --stop rate",
+                "update-rate tolerance of --stop rate (0.01 with --update sync)",
                 shown=BMLPA_TOLERANCE,
+            ),
+            Param(
+                "update",
+                str,
+                "semi-sync",
+                "semi-sync (colour classes in turn, each from the classes before) or sync "
+                "(every vertex from the last superstep, the paper's)",
+                choices=("semi-sync", "sync"),
             ),
         ),
         seeded=True,

@@ -330,6 +330,7 @@ def run_communities(
     dim: int = 2,
     max_labels: int | None = None,
     tolerance: float | None = None,
+    update: str = "semi-sync",
     max_iterations: int = 1000,
     page_budget: int = 200_000,
     seed: int = 0,
@@ -345,7 +346,8 @@ def run_communities(
     threshold; ``leaders``: leaders per community; ``min_size``: smallest community given
     leaders; ``dim``: 2 or 3; ``max_labels``: BMLPA's label cap (default ``ceil(1/b)``);
     ``tolerance``: the update-rate stop rule's (default
-    :data:`hpgraph.config.BMLPA_TOLERANCE`); ``page_budget``: users drawn on the page
+    :data:`hpgraph.config.BMLPA_TOLERANCE`); ``update``: BMLPA's ``"semi-sync"`` sweeps
+    or the paper's ``"sync"`` supersteps; ``page_budget``: users drawn on the page
     besides leaders; ``threads``: per process; ``runtime``: ``None``/``"local"`` or an MPI
     runtime (BMLPA runs on every rank, the rest on rank 0); ``progress``: a line per stage
     and per superstep on ``stream`` (default stderr)."""
@@ -373,14 +375,15 @@ def run_communities(
             )
         with stages.stage("communities") as (p, info):
             cover = bmlpa(
-                g, b=b, initial=labels, max_labels=cap, tolerance=tolerance,
+                g, b=b, initial=labels, max_labels=cap, tolerance=tolerance, update=update,
                 max_iterations=max_iterations, threads=threads, runtime=runtime,
                 progress=p if p is not None else False,
             )  # fmt: skip
             del labels
             info["_line"] = (
                 f"{cover.num_communities:,} communities after {cover.meta['iterations']} "
-                f"supersteps (stopped by {cover.meta['stopped_by']})"
+                f"{'sweeps' if update == 'semi-sync' else 'supersteps'} "
+                f"(stopped by {cover.meta['stopped_by']})"
             )
         if not root:
             return CommunitiesReport(None, {}, {})
@@ -399,7 +402,7 @@ def run_communities(
             info["_line"] = f"{g.n:,} positions in {dim}-D"
         summary = _summary(m, cover, lead, pos, names, stages, locals_=dict(
             b=b, leaders=leaders, min_size=min_size, dim=dim, max_labels=cap,
-            tolerance=cover.meta["tolerance"], seed=seed, threads=threads,
+            tolerance=cover.meta["tolerance"], update=update, seed=seed, threads=threads,
             runtime=getattr(runtime, "name", runtime) or "local",
         ))  # fmt: skip
         if out is not None:

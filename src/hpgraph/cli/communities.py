@@ -39,7 +39,11 @@ __all__ = ["communities"]
               help="Layout dimensions (3: a rotating view on the page).")  # fmt: skip
 @click.option("--tolerance", type=float, default=None,
               help="BMLPA stops once fewer than this share of users change labels in a "
-              "superstep (the seed's rule). [default: 0.01]")  # fmt: skip
+              "sweep (the seed's rule). [default: 0.05; 0.01 with --update sync]")  # fmt: skip
+@click.option("--update", type=click.Choice(["semi-sync", "sync"]), default="semi-sync",
+              show_default=True,
+              help="BMLPA's schedule: colour classes in turn (semi-sync) or every user "
+              "from the last superstep (sync, the paper's).")  # fmt: skip
 @click.option("--max-labels", type=int, default=None,
               help="Labels kept per user. [default: ceil(1/b)]")  # fmt: skip
 @click.option("--page-budget", type=int, default=200_000, show_default=True,
@@ -59,8 +63,8 @@ __all__ = ["communities"]
 @click.option("--progress/--no-progress", default=True, show_default=True,
               help="A line per stage and per superstep on stderr.")  # fmt: skip
 def communities(
-    mentions, output, b, leaders, min_size, dim, tolerance, max_labels, page_budget, seed,
-    threads, ranks, runtime_name, force, progress,
+    mentions, output, b, leaders, min_size, dim, tolerance, update, max_labels, page_budget,
+    seed, threads, ranks, runtime_name, force, progress,
 ):  # fmt: skip
     """Find communities in MENTIONS, their leaders, a layout and pictures; write them to
     the folder OUTPUT.
@@ -97,7 +101,8 @@ def communities(
         runtime = MPIRuntime(threads=threads or 1)
     report = run_communities(
         mentions, output, b=b, leaders=leaders, min_size=min_size, dim=int(dim),
-        max_labels=max_labels, tolerance=tolerance, page_budget=page_budget, seed=seed,
+        max_labels=max_labels, tolerance=tolerance, update=update, page_budget=page_budget,
+        seed=seed,
         threads=threads, runtime=runtime, force=force, progress=progress,
     )  # fmt: skip
     if report.out is None:  # not rank 0

@@ -17,16 +17,27 @@ graph: directions ignored, parallel edges merged, self-loops and weights dropped
    only randomness in the algorithm. Or ``initial`` names labels per vertex (the seed
    paper's hashtags, :func:`read_vertex_labels`); vertices without any keep their own
    label.
-2. **Update**, synchronous: ``score_v(c) = sum over neighbours u of b_u(c)``; keep the
+2. **Update** of a vertex: ``score_v(c) = sum over neighbours u of b_u(c)``; keep the
    labels with ``score_v(c) >= b * max_c score_v(c)`` (so the best label, and all ties
    with it, always survive); renormalise the kept scores to sum 1. An isolated vertex
    keeps its labels. Label sets are stored sorted by label id and every sum runs in
    adjacency order, so the result does not depend on the number of peers.
-3. **Stop** (the paper's rule, COPRA style): with ``Count(L)`` the number of vertices
-   holding each label and ``Id(L)`` the labels in use, after computing ``dest`` from
-   ``source``: ``Min = elementwise-min(Count(source), Count(dest))`` if ``Id(source) ==
-   Id(dest)`` else ``Count(dest)``; if ``Min == oldMin`` stop and keep ``source``, else
-   ``source = dest; oldMin = Min``. ``max_iterations`` bounds the loop.
+   ``update="semi-sync"`` (default): a greedy colouring of the simple view (first fit by
+   descending degree, :mod:`.schedule`) splits the vertices into classes with no edge
+   inside; a *sweep* updates the classes in turn, each from the state the classes before
+   it left (Cordasco and Gargano's semi-synchronous label propagation). It is an
+   asynchronous order, so nothing swings with period 2, and the same one for any number
+   of peers. ``update="sync"`` is the paper's: every vertex from the previous superstep.
+3. **Stop.** ``stop="rate"`` (the seed's rule, default): stop once fewer than
+   ``tolerance * n`` vertices hold labels (ids, not coefficients) that differ from one
+   sweep back (semi-sync; default tolerance 0.05) or two supersteps back (sync, against
+   its period-2 swing; default 0.01), or none does. ``stop="counts"`` (the paper's rule,
+   COPRA style): with ``Count(L)`` the number of vertices holding each label and
+   ``Id(L)`` the labels in use, after computing ``dest`` from ``source``: ``Min =
+   elementwise-min(Count(source), Count(dest))`` if ``Id(source) == Id(dest)`` else
+   ``Count(dest)``; if ``Min == oldMin`` stop (sync keeps ``source``, semi-sync the last
+   sweep), else ``source = dest; oldMin = Min``. ``max_iterations`` bounds the loop
+   (supersteps or sweeps).
 4. **Post-process**: a community that is a subset of another is merged into the smallest
    community containing it (its members' coefficients add to that one's; equal
    communities keep the smaller label id), then every community is split into its
@@ -74,10 +85,11 @@ import numpy as np
 from hpgraph.algorithms._common import check_graph
 from hpgraph.algorithms.bmlpa.initial import VertexLabels, _initial, read_vertex_labels, rough_cores
 from hpgraph.algorithms.bmlpa.postprocess import _postprocess, _primary
-from hpgraph.algorithms.bmlpa.program import _assemble, _bmlpa_peer, _chunks
+from hpgraph.algorithms.bmlpa.program import _assemble, _bmlpa_peer, _bmlpa_peer_semi, _chunks
 from hpgraph.algorithms.bmlpa.result import BMLPAResult
+from hpgraph.algorithms.bmlpa.schedule import greedy_colouring
 from hpgraph.algorithms.bmlpa.state import _gather_rows
-from hpgraph.config import BMLPA_TOLERANCE, DEFAULT_THREADS
+from hpgraph.config import BMLPA_SYNC_TOLERANCE, BMLPA_TOLERANCE, DEFAULT_THREADS
 from hpgraph.engine.bsp import run_bsp
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.generators._rng import check_seed
@@ -98,10 +110,11 @@ class _Show:
     terminal, plain lines when piped), or a user function ``f(iteration, changed,
     entries)``."""
 
-    def __init__(self, progress, n):
+    def __init__(self, progress, n, step="superstep"):
         from hpgraph.progress import Progress
 
         self.n = max(n, 1)
+        self.step = step
         self.own = progress is True
         self.user = None if isinstance(progress, Progress) or progress is True else progress
         self.p = Progress("bmlpa") if progress is True else progress
@@ -111,7 +124,7 @@ class _Show:
             self.user(iteration, changed, entries)
             return
         self.p.update(
-            f"superstep {iteration}: update rate {relabelled / self.n:.4f} "
+            f"{self.step} {iteration}: update rate {relabelled / self.n:.4f} "
             f"({relabelled:,} relabelled, {changed:,} changed), {entries:,} label entries"
         )
 
@@ -149,9 +162,10 @@ def _check(b, p, max_labels, max_iterations, threads):
 
 
 _STOP_RULES = ("rate", "counts")
+UPDATES = ("semi-sync", "sync")
 
 
-def _check_stop(stop, tolerance):
+def _check_stop(stop, tolerance, update="semi-sync"):
     """The update-rate tolerance of ``stop="rate"``, or None for the counts rule."""
     if stop not in _STOP_RULES:
         raise InvalidArgumentError(f"stop must be one of {', '.join(_STOP_RULES)}; got {stop!r}")
@@ -160,7 +174,7 @@ def _check_stop(stop, tolerance):
             raise InvalidArgumentError("tolerance applies to stop='rate' only")
         return None
     if tolerance is None:
-        return BMLPA_TOLERANCE
+        return BMLPA_TOLERANCE if update == "semi-sync" else BMLPA_SYNC_TOLERANCE
     if (
         isinstance(tolerance, bool)
         or not isinstance(tolerance, int | float)
@@ -185,6 +199,7 @@ def bmlpa(
     max_iterations: int = 100,
     stop: str = "rate",
     tolerance: float | None = None,
+    update: str = "semi-sync",
     seed: int = 0,
     threads: int | None = None,
     runtime=None,
@@ -197,32 +212,42 @@ def bmlpa(
     a label file (:func:`read_vertex_labels`), a :class:`VertexLabels`, a mapping
     ``{vertex: label or labels}`` in the input's ids, or an integer array of one label per
     vertex (-1: none); unlabelled vertices start with their own label. ``max_labels`` caps
-    the labels per vertex (not in the paper; ``None``: no cap). ``stop="rate"`` (the
-    seed's rule, default) stops once the share of vertices whose set changed (against two
-    supersteps back, see the module docstring) falls below ``tolerance`` (default
-    :data:`hpgraph.config.BMLPA_TOLERANCE`); ``stop="counts"`` is the paper's label-count
-    rule. ``max_iterations`` bounds both. ``seed`` breaks degree
+    the labels per vertex (not in the paper; ``None``: no cap). ``update="semi-sync"``
+    (default) sweeps the colour classes of a greedy colouring in turn; ``"sync"`` is the
+    paper's synchronous superstep. ``stop="rate"`` (the seed's rule, default) stops once
+    the share of vertices whose labels changed (against one sweep back, or two supersteps
+    back, see the module docstring) falls below ``tolerance`` (default
+    :data:`hpgraph.config.BMLPA_TOLERANCE`, 0.05, for semi-sync and
+    :data:`~hpgraph.config.BMLPA_SYNC_TOLERANCE`, 0.01, for sync); ``stop="counts"`` is
+    the paper's label-count rule. ``max_iterations`` bounds both. ``seed`` breaks degree
     ties in the rough cores. ``threads`` peers on the local runtime, or
     ``runtime="mpi"``. ``progress=True`` shows a live line per iteration, or pass a
     function ``progress(iteration, changed_vertices, label_entries)``.
     """
     check_graph(graph)
     b = _check(b, p, max_labels, max_iterations, threads)
-    tolerance = _check_stop(stop, tolerance)
+    if update not in UPDATES:
+        raise InvalidArgumentError(f"update must be one of {', '.join(UPDATES)}; got {update!r}")
+    tolerance = _check_stop(stop, tolerance, update)
     seed = check_seed(seed)
     t0 = time.perf_counter()
     indptr, indices = simple_view(graph)
     ptr, lab, coef, num_labels, names = _initial(graph, initial, seed)
     order, lip, lix = locality_view(graph)
+    extra, colours = (), None
+    if update == "semi-sync":  # colours of the renumbered vertices
+        colour, colours = greedy_colouring(indptr, indices)
+        extra = (colour[order],)
     init_s = time.perf_counter() - t0
     n = graph.n
     stats = None
     stopped, changed, relabelled, active = "no supersteps", [], [], []
     if n and max_iterations:
-        show = _Show(progress, n) if progress else None
+        step = "sweep" if update == "semi-sync" else "superstep"
+        show = _Show(progress, n, step) if progress else None
         try:
             res = run_bsp(
-                _bmlpa_peer,
+                _bmlpa_peer_semi if update == "semi-sync" else _bmlpa_peer,
                 peers=min(threads or DEFAULT_THREADS, n),
                 args=(
                     lip,
@@ -234,6 +259,7 @@ def bmlpa(
                     max_iterations,
                     tolerance,
                     show,
+                    *extra,
                 ),
                 runtime=runtime,
             )
@@ -259,7 +285,8 @@ def bmlpa(
     post_s = time.perf_counter() - t1
     if n and max_iterations and show is not None:
         show.close(
-            f"{sizes.shape[0]:,} communities after {len(changed)} supersteps "
+            f"{sizes.shape[0]:,} communities after {len(changed)} "
+            f"{'sweeps' if update == 'semi-sync' else 'supersteps'} "
             f"(stopped by the {stopped} rule)" if stopped != "max_iterations"
             else f"{sizes.shape[0]:,} communities; max_iterations ({max_iterations}) reached"
         )  # fmt: skip
@@ -276,6 +303,8 @@ def bmlpa(
         "iterations": len(changed),
         "stop": stop,
         "tolerance": tolerance,
+        "update": update,
+        "colours": colours,
         "stopped_by": stopped,
         "converged": stopped != "max_iterations",
         "update_rate": [c / n for c in relabelled],

@@ -7,6 +7,7 @@ import numpy as np
 from numba import njit
 
 from hpgraph.algorithms.bmlpa.propagate import _BIG, _propagate
+from hpgraph.algorithms.bmlpa.schedule import _class_runs, _clear_class, _mark_neighbours
 from hpgraph.algorithms.bmlpa.state import (
     _compact_state,
     _count_labels,
@@ -208,3 +209,96 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
     ptr, lab, coef = _gather_rows(cur, own)
     steps = (changed_per_step, relabelled_per_step, active_per_step)
     return (np.diff(ptr), lab, coef), stopped, steps
+
+
+def _bmlpa_peer_semi(
+    peer, indptr, indices, state, num_labels, b, cap, max_iterations, tolerance, show, colour
+):
+    """The semi-synchronous BSP program (``update="semi-sync"``): a sweep updates the
+    colour classes in turn, one superstep each; a class is computed from the state the
+    classes before it left (in this sweep) and after it (in the last), and every peer
+    patches its state with the class's changed sets before the next class starts. So a
+    sweep costs one recomputation per vertex, as a synchronous superstep does, but labels
+    cross a class boundary within the sweep and nothing swings with period 2.
+
+    A vertex is recomputed only when a neighbour's set changed since its own last update
+    (``dirty``: set when a neighbour changes, cleared when its class is updated); otherwise
+    its new set is its current one, bit for bit. Stop rules per sweep: ``tolerance`` is
+    the update-rate rule against the sets one sweep back; None is the paper's counts rule
+    on the label counts before and after the sweep. Both keep the last sweep's sets."""
+    ptr, lab, coef = state
+    n = indptr.shape[0] - 1
+    pid, parts = peer.pid, peer.num_peers
+    starts, ends = _chunks(indptr, parts)
+    mine = starts[pid::parts].copy(), ends[pid::parts].copy()
+    own = np.concatenate([np.arange(a, e) for a, e in zip(*mine, strict=True)])
+    k = int(colour.max()) + 1 if n else 0
+    cptr, rs, re = _class_runs(colour, k, *mine)
+    score = np.zeros(num_labels, dtype=np.float64)
+    touched = np.empty(num_labels, dtype=np.int32)
+    rowmax = np.empty(n, dtype=np.float64)
+    memo = np.full(n, -1, dtype=np.int64)
+    memo_m = np.empty(n, dtype=np.int32)
+    dirty = np.ones(n, dtype=np.bool_)  # each peer reads only its own vertices' flags
+    cur = _compact_state(np.diff(ptr), lab.copy(), coef.copy())
+    largest = int(cur[2].max()) if n else 0
+    counts_rule = tolerance is None
+    if counts_rule:
+        cnt = _count_labels(lab, num_labels)
+        old_min = np.zeros(num_labels, dtype=np.int32)
+    changed_per_step, relabelled_per_step, active_per_step = [], [], []
+    stopped = "max_iterations"
+    for it in range(max_iterations):
+        changed = relabelled = active = 0
+        cnt_start = cnt if counts_rule else None
+        for c in range(k):
+            crs, cre = rs[cptr[c] : cptr[c + 1]], re[cptr[c] : cptr[c + 1]]
+            active += _count_dirty(dirty, crs, cre)
+            msg = _propagate(
+                indptr, indices, cur[0], cur[1], cur[3], cur[4], cur[0], cur[1], cur[3],
+                cur[4], dirty, crs, cre, b, cap, score, touched, rowmax, memo, memo_m,
+                largest > _BIG, False,
+            )  # fmt: skip
+            _clear_class(dirty, crs, cre)
+            for q in range(parts):
+                for a in msg:
+                    peer.send(q, a)
+            peer.sync()
+            got = [a for _, a in peer.messages()]
+            ids, ccnt, clab, ccoef = (
+                np.concatenate(got[i::5]) if parts > 1 else got[i] for i in range(4)
+            )
+            relabelled += int(sum(int(a[0]) for a in got[4::5]))
+            changed += int(ids.shape[0])
+            if ids.shape[0] == 0:
+                continue
+            if counts_rule:
+                cnt = _counts_after(cnt, cur[0], cur[1], cur[3], ids, ccnt, clab)
+            largest = max(largest, int(ccnt.max()))
+            cur = _patch(cur, ids, ccnt, clab, ccoef)
+            _mark_neighbours(indptr, indices, ids, dirty)
+            del msg, got, ids, ccnt, clab, ccoef
+        changed_per_step.append(changed)
+        relabelled_per_step.append(relabelled)
+        active_per_step.append(active)
+        if show is not None and pid == 0:
+            show(it + 1, changed, cur[6], relabelled)
+        if counts_rule:
+            if _stop_rule(cnt_start, cnt, old_min, it > 0):
+                stopped = "counts"
+                break
+        elif relabelled == 0 or relabelled < tolerance * n:
+            stopped = "rate"
+            break
+    ptr, lab, coef = _gather_rows(cur, own)
+    steps = (changed_per_step, relabelled_per_step, active_per_step)
+    return (np.diff(ptr), lab, coef), stopped, steps
+
+
+@njit(**NUMBA_FLAGS)
+def _count_dirty(dirty, rs, re):
+    count = 0
+    for i in range(rs.shape[0]):
+        for v in range(rs[i], re[i]):
+            count += dirty[v]
+    return count
