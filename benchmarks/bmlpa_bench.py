@@ -42,23 +42,41 @@ def _rss_mib():
 
 
 def _input(args):
-    """(graph, initial labels) of the benchmark's mention graph."""
+    """(graph, initial labels, planted topics or None) of the benchmark's mention graph."""
     from hpgraph.generators.mention import mention_data, mention_graph
 
     if args.initial == "hashtags":
-        mentions, _ = mention_data(args.n, args.m, seed=args.seed)
-        return mentions.graph, mentions.initial_labels()
-    return mention_graph(args.n, args.m, seed=args.seed), "rough-cores"
+        mentions, planted = mention_data(args.n, args.m, seed=args.seed)
+        return mentions.graph, mentions.initial_labels(), planted
+    return mention_graph(args.n, args.m, seed=args.seed), "rough-cores", None
+
+
+def _topic_nmi(cover, planted):
+    """Overlapping NMI (LFK) of a cover, or a partition, against the planted topics, on the
+    users of the Zipf core (where topics shape who mentions whom)."""
+    from hpgraph.algorithms.community_quality import overlapping_nmi
+
+    n = planted.core.shape[0]
+    pv = np.repeat(np.arange(n), np.diff(planted.user_ptr))
+    keep = planted.core[pv]
+    if isinstance(cover, np.ndarray):  # a partition
+        v = np.flatnonzero(planted.core)
+        return overlapping_nmi((v, cover[v]), (pv[keep], planted.user_topics[keep]), n)
+    v = np.repeat(np.arange(n), np.diff(cover.ptr))
+    core = planted.core[v]
+    return overlapping_nmi(
+        (v[core], cover.community_of[core]), (pv[keep], planted.user_topics[keep]), n
+    )
 
 
 def _one_b(args, b, queue):
     from hpgraph.algorithms.bmlpa import bmlpa
     from hpgraph.generators.mention import mention_graph
 
-    g, initial = _input(args)
+    g, initial, planted = _input(args)
     base = _rss_mib()
     bmlpa(mention_graph(2000, 2500, seed=1), b=b, max_labels=math.ceil(1 / b))  # warm-up
-    stop = {"stop": args.stop, "tolerance": args.tolerance}
+    stop = {"stop": args.stop, "tolerance": args.tolerance, "update": args.update}
     t0 = time.perf_counter()
     r = bmlpa(
         g, b=b, initial=initial, max_labels=math.ceil(1 / b),
@@ -84,6 +102,9 @@ def _one_b(args, b, queue):
             "bytes_per_step": float(np.mean([s.bytes_local + s.bytes_remote for s in steps])),
             "communities": r.num_communities,
             "overlapping": r.meta["overlapping_vertices"],
+            "topic_nmi": None if planted is None else _topic_nmi(r, planted),
+            "update": args.update,
+            "colours": r.meta["colours"],
             "entries": int(r.ptr[-1]),
             "graph_rss_mib": base,
             "peak_rss_mib": _rss_mib(),
@@ -95,7 +116,7 @@ def mention_part(args):
     import networkit as nk
 
     t0 = time.perf_counter()
-    g, _ = _input(args)
+    g, _, planted = _input(args)
     gen_s = time.perf_counter() - t0
     s = g.symmetrized()
     deg = s.out_degree()
@@ -108,8 +129,10 @@ def mention_part(args):
     plp = nk.community.PLP(G)
     plp.run()
     plp_s = time.perf_counter() - t0
+    part = np.asarray(plp.getPartition().getVector(), dtype=np.int64)
+    nmi = "" if planted is None else f", NMI vs planted topics {_topic_nmi(part, planted):.3f}"
     print(f"peer NetworKit PLP: {plp_s:.2f} s, {plp.getPartition().numberOfSubsets():,} "
-          f"communities, {plp.numberOfIterations()} iterations")  # fmt: skip
+          f"communities, {plp.numberOfIterations()} iterations{nmi}")  # fmt: skip
     del G, s, g
     rows = []
     ctx = mp.get_context("fork")
@@ -123,22 +146,30 @@ def mention_part(args):
         rows.append(row)
         print(json.dumps(row), flush=True)
     print(
-        f"\ninitial labels: {args.initial}; stop: {args.stop}"
-        f"{'' if args.stop == 'counts' else f' (tolerance {args.tolerance or 0.01})'}"
+        f"\ninitial labels: {args.initial}; update: {args.update}; stop: {args.stop}"
+        f"{'' if args.stop == 'counts' else f' (tolerance {args.tolerance or _default_tol(args)})'}"
     )
     print(
-        "| b | max_labels | total s | x PLP | supersteps (stopped by) | init s "
-        "| first superstep s | s/superstep mean (max) | post s | MB sent/superstep "
-        "| peak RSS MiB | communities | overlapping vertices |"
+        "| b | max_labels | total s | x PLP | sweeps or supersteps (stopped by) | init s "
+        "| superstep s mean (max) | post s | MB sent/sweep | peak RSS MiB | communities "
+        "| overlapping vertices | NMI vs topics |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
+        per = max(r["colours"] or 1, 1)
+        nmi = "" if r["topic_nmi"] is None else f"{r['topic_nmi']:.3f}"
         print(f"| {r['b']:.2f} | {r['max_labels']} | {r['total_s']:.1f} | {r['vs_plp']:.1f} | "
               f"{r['iterations']} ({r['stopped_by']}) | {r['init_s']:.1f} | "
-              f"{r['first_step_s']:.1f} | {r['step_mean_s']:.2f} ({r['step_max_s']:.2f}) | "
-              f"{r['post_s']:.1f} | {r['bytes_per_step'] / 1e6:.0f} | "
+              f"{r['step_mean_s']:.3f} ({r['step_max_s']:.2f}) | "
+              f"{r['post_s']:.1f} | {per * r['bytes_per_step'] / 1e6:.0f} | "
               f"{r['peak_rss_mib']:.0f} | {r['communities']:,} | "
-              f"{r['overlapping']:,} |")  # fmt: skip
+              f"{r['overlapping']:,} | {nmi} |")  # fmt: skip
+
+
+def _default_tol(args):
+    from hpgraph.config import BMLPA_SYNC_TOLERANCE, BMLPA_TOLERANCE
+
+    return BMLPA_TOLERANCE if args.update == "semi-sync" else BMLPA_SYNC_TOLERANCE
 
 
 def lfr_part(args):
@@ -150,20 +181,20 @@ def lfr_part(args):
 
     print(f"\nLFR n={args.lfr_n:,}, average degree 20, max degree 50, communities 20..100, "
           f"seed {args.seed}; BMLPA b={args.lfr_b}")  # fmt: skip
-    print("| mu | stop | supersteps | NMI LFK | NMI max | communities (planted) | s "
-          "| PLP NMI LFK |")  # fmt: skip
-    print("|---|---|---|---|---|---|---|---|")
+    print("| mu | update | stop | sweeps or supersteps | NMI LFK | NMI max "
+          "| communities (planted) | s | PLP NMI LFK |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|")
     for mu in args.mu:
         g, planted = lfr_graph(args.lfr_n, mu, seed=args.seed)
         plp = nk.community.PLP(_nk_graph(g))
         plp.run()
         plp_nmi = overlapping_nmi(np.asarray(plp.getPartition().getVector(), np.int64), planted)
-        for stop in ("rate", "counts"):
+        for update, stop in (("semi-sync", "rate"), ("sync", "rate"), ("sync", "counts")):
             t0 = time.perf_counter()
-            r = bmlpa(g, b=args.lfr_b, threads=args.threads, stop=stop,
+            r = bmlpa(g, b=args.lfr_b, threads=args.threads, stop=stop, update=update,
                       tolerance=args.tolerance if stop == "rate" else None)  # fmt: skip
             t = time.perf_counter() - t0
-            print(f"| {mu:.1f} | {stop} | {r.meta['iterations']} | "
+            print(f"| {mu:.1f} | {update} | {stop} | {r.meta['iterations']} | "
                   f"{overlapping_nmi(r, planted):.3f} | "
                   f"{overlapping_nmi(r, planted, variant='max'):.3f} | {r.num_communities} "
                   f"({np.unique(planted).size}) | {t:.2f} | {plp_nmi:.3f} |",
@@ -184,6 +215,7 @@ def main():
     ap.add_argument("--mu", type=float, nargs="+", default=[0.1, 0.2, 0.3, 0.4, 0.5])
     ap.add_argument("--initial", choices=["rough-cores", "hashtags"], default="rough-cores")
     ap.add_argument("--stop", choices=["rate", "counts"], default="rate")
+    ap.add_argument("--update", choices=["semi-sync", "sync"], default="semi-sync")
     ap.add_argument("--tolerance", type=float, default=None)
     ap.add_argument("--skip-mention", action="store_true")
     ap.add_argument("--skip-lfr", action="store_true")
