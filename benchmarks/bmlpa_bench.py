@@ -131,7 +131,7 @@ def mention_part(args):
     plp_s = time.perf_counter() - t0
     part = np.asarray(plp.getPartition().getVector(), dtype=np.int64)
     nmi = "" if planted is None else f", NMI vs planted topics {_topic_nmi(part, planted):.3f}"
-    print(f"peer NetworKit PLP: {plp_s:.2f} s, {plp.getPartition().numberOfSubsets():,} "
+    print(f"peer NetworKit PLP: {plp_s:.2f} s, {np.unique(part).size:,} "
           f"communities, {plp.numberOfIterations()} iterations{nmi}")  # fmt: skip
     del G, s, g
     rows = []
