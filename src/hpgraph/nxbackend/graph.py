@@ -1,0 +1,270 @@
+"""The backend graph. Given a NetworkX graph, returns the same graph as CSR arrays
+(:class:`BackendGraph`), and back.
+
+A :class:`BackendGraph` keeps NetworkX's own orders, because NetworkX's answers depend on
+them: vertices in ``list(G)`` order (internal id = position), and each row's neighbours in
+``G._adj`` order (the order BFS and Dijkstra visit them, so the backend yields
+``bfs_edges`` and fills result dicts in NetworkX's order). Parallel edges of a multigraph
+are one CSR entry (NetworkX's traversals see ``G[u]`` keys once); their weights are kept
+twice, summed (``to_scipy_sparse_array``, which PageRank reads) and the smallest
+(``_weight_function``, which Dijkstra and betweenness read). An undirected edge is stored
+in both rows and a self-loop once: exactly ``G._adj`` and exactly hpgraph's own storage.
+
+hpgraph's kernels want rows sorted by target, so :meth:`BackendGraph.hp_graph` builds,
+once per weight, an :class:`hpgraph.graph.Graph` with sorted rows and caches it on the
+backend graph (NetworkX caches the backend graph on ``G.__networkx_cache__``).
+
+Memory, n vertices and m stored entries: 8 B per vertex (indptr) + 4 B per entry
+(int32 targets) in NetworkX order, the same again for each sorted hpgraph copy, and
+16 B per entry for each converted weight (sum and smallest; one array when the graph is
+not a multigraph).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import chain
+from operator import methodcaller
+
+import numpy as np
+
+from hpgraph.graph import Graph, index_dtype
+from hpgraph.graph.build import build_csr
+
+__all__ = ["BackendGraph", "EdgeValues", "from_networkx", "to_networkx"]
+
+BACKEND_NAME = "hpgraph"
+
+
+@dataclass(frozen=True)
+class EdgeValues:
+    """One edge attribute per CSR entry: ``total`` (parallel edges summed), ``least``
+    (their smallest value; the same array as ``total`` on a simple graph), ``integral``
+    (every value was a Python int or bool, so sums stay ints as in NetworkX)."""
+
+    total: np.ndarray
+    least: np.ndarray
+    integral: bool
+
+
+class BackendGraph:
+    """A NetworkX graph as CSR arrays, in NetworkX's vertex and neighbour orders.
+
+    ``nodes``: the vertices (``list(G)``); ``indptr``/``indices``: out-neighbours (for an
+    undirected graph every neighbour) in ``G._adj`` order; ``edge_values``: converted edge
+    attributes by ``(name, default)``; ``graph``: the graph attributes when preserved.
+    """
+
+    __networkx_backend__ = BACKEND_NAME
+
+    def __init__(
+        self, nodes, indptr, indices, *, directed, multigraph, edge_values=None, graph=None
+    ):
+        self.nodes = nodes
+        self.indptr = indptr
+        self.indices = indices
+        self.directed = bool(directed)
+        self.multigraph = bool(multigraph)
+        self.edge_values = dict(edge_values or {})
+        self.graph = dict(graph or {})
+        self.__networkx_cache__ = {}
+        self._index = None
+        self._hp = {}
+
+    # ---------------------------------------------------------------- graph protocol
+    @property
+    def n(self) -> int:
+        return len(self.nodes)
+
+    def __len__(self):
+        return len(self.nodes)
+
+    def __iter__(self):
+        return iter(self.nodes)
+
+    def __contains__(self, node):
+        try:
+            return node in self.index
+        except TypeError:
+            return False
+
+    def is_directed(self) -> bool:
+        return self.directed
+
+    def is_multigraph(self) -> bool:
+        return self.multigraph
+
+    def number_of_nodes(self) -> int:
+        return len(self.nodes)
+
+    def __repr__(self):
+        kind = ("Multi" if self.multigraph else "") + ("DiGraph" if self.directed else "Graph")
+        return f"<hpgraph backend {kind}: {self.n} nodes, {self.indices.shape[0]} entries>"
+
+    @property
+    def index(self) -> dict:
+        """Node -> internal id (built on first use)."""
+        if self._index is None:
+            self._index = {v: i for i, v in enumerate(self.nodes)}
+        return self._index
+
+    def node_index(self, node) -> int:
+        """Internal id of ``node``; ``KeyError`` when it is not a vertex (or unhashable)."""
+        try:
+            return self.index[node]
+        except TypeError:
+            raise KeyError(node) from None
+
+    def values(self, weight, default=1):
+        """The :class:`EdgeValues` of attribute ``weight`` (converted with ``default``)."""
+        return self.edge_values.get((weight, default))
+
+    # ---------------------------------------------------------------- hpgraph graphs
+    def hp_graph(self, weight=None, *, how="least", default=1) -> Graph:
+        """This graph as an :class:`hpgraph.graph.Graph` (rows sorted by target, internal
+        ids = positions in ``nodes``), weighted by attribute ``weight`` (parallel edges
+        combined by ``how``: ``"least"`` or ``"total"``); built once and cached."""
+        key = (weight, default, how) if weight is not None else None
+        if key not in self._hp:
+            n = self.n
+            w = None
+            if weight is not None:
+                ev = self.values(weight, default)
+                if ev is None:
+                    raise KeyError(f"edge attribute {weight!r} was not converted")
+                w = ev.least if how == "least" else ev.total
+                w = np.asarray(w, dtype=np.float64)
+            src = np.repeat(np.arange(n, dtype=self.indices.dtype), np.diff(self.indptr))
+            ip, ix, ww = build_csr(src, self.indices, w, n, self.indices.dtype, undirected=False)
+            del src
+            self._hp[key] = Graph(ip, ix, ww, directed=self.directed)
+        return self._hp[key]
+
+
+def _edge_attr_names(adj_rows, multigraph):
+    names = set()
+    for nbrs in adj_rows:
+        for d in nbrs.values():
+            if multigraph:
+                for dd in d.values():
+                    names.update(dd)
+            else:
+                names.update(d)
+    return names
+
+
+def _as_numbers(values, what):
+    """float64 array and whether every value was an int (or bool)."""
+    arr = np.array(values)
+    if arr.dtype.kind == "b":
+        return arr.astype(np.float64), True
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.float64), bool(np.abs(arr).max(initial=0) < 2**53)
+    if arr.dtype.kind == "f":
+        return arr.astype(np.float64, copy=False), False
+    raise NotImplementedError(f"edge attribute {what!r} holds values that are not numbers")
+
+
+def _convert_values(adj_rows, name, default, multigraph, m):
+    if not multigraph:
+        get = methodcaller("get", name, default)
+        vals = list(map(get, chain.from_iterable(map(dict.values, adj_rows))))
+        total, integral = _as_numbers(vals, name) if m else (np.zeros(0), True)
+        return EdgeValues(total, total, integral)
+    sums, mins = [], []
+    for nbrs in adj_rows:
+        for keydict in nbrs.values():
+            vs = [d.get(name, default) for d in keydict.values()]
+            sums.append(sum(vs))
+            mins.append(min(vs))
+    if not m:
+        return EdgeValues(np.zeros(0), np.zeros(0), True)
+    total, int_t = _as_numbers(sums, name)
+    least, int_l = _as_numbers(mins, name)
+    return EdgeValues(total, least, int_t and int_l)
+
+
+def from_networkx(G, edge_attrs=None, *, preserve_edge_attrs=False, preserve_graph_attrs=False):
+    """A :class:`BackendGraph` of the NetworkX graph ``G``.
+
+    ``edge_attrs``: ``{name: default}`` of the edge attributes to convert (a name alone
+    means default 1); ``preserve_edge_attrs``: convert every attribute found. Raises
+    ``NotImplementedError`` (NetworkX's signal to fall back) when an attribute holds
+    values that are not numbers.
+    """
+    nodes = list(G)
+    n = len(nodes)
+    adj = G._adj
+    rows = [adj[u] for u in nodes]
+    degree = np.fromiter(map(len, rows), dtype=np.int64, count=n)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(degree, out=indptr[1:])
+    m = int(indptr[-1])
+    idt = index_dtype(n)
+    targets = chain.from_iterable(rows)
+    if _is_range(nodes):
+        indices = np.fromiter(targets, dtype=idt, count=m)
+    else:
+        index = {v: i for i, v in enumerate(nodes)}
+        indices = np.fromiter(map(index.__getitem__, targets), dtype=idt, count=m)
+    multigraph = G.is_multigraph()
+    if preserve_edge_attrs:
+        edge_attrs = dict.fromkeys(_edge_attr_names(rows, multigraph))
+    elif isinstance(edge_attrs, str):
+        edge_attrs = {edge_attrs: 1}
+    values = {}
+    for name, default in (edge_attrs or {}).items():
+        default = 1 if default is None else default
+        values[(name, default)] = _convert_values(rows, name, default, multigraph, m)
+    bg = BackendGraph(
+        nodes,
+        indptr,
+        indices,
+        directed=G.is_directed(),
+        multigraph=multigraph,
+        edge_values=values,
+        graph=G.graph if preserve_graph_attrs else None,
+    )
+    if not _is_range(nodes):
+        bg._index = index
+    return bg
+
+
+def _is_range(nodes) -> bool:
+    """Whether the nodes are exactly the ints 0..n-1 in order (no mapping needed)."""
+    if not nodes or type(nodes[0]) is not int or type(nodes[-1]) is not int:
+        return not nodes
+    if nodes[0] != 0 or nodes[-1] != len(nodes) - 1:
+        return False
+    return all(type(v) is int and v == i for i, v in enumerate(nodes))
+
+
+def to_networkx(bg: BackendGraph):
+    """The NetworkX graph of a :class:`BackendGraph`: its vertices in order, its edges
+    in neighbour order, and every converted edge attribute (a multigraph's parallel edges
+    come back as one edge holding the summed value)."""
+    import networkx as nx
+
+    cls = {
+        (False, False): nx.Graph,
+        (True, False): nx.DiGraph,
+        (False, True): nx.MultiGraph,
+        (True, True): nx.MultiDiGraph,
+    }[(bg.directed, bg.multigraph)]
+    G = cls()
+    G.graph.update(bg.graph)
+    G.add_nodes_from(bg.nodes)
+    src = np.repeat(np.arange(bg.n, dtype=np.int64), np.diff(bg.indptr)).tolist()
+    dst = bg.indices.tolist()
+    nodes = bg.nodes
+    attrs = []
+    for (name, _default), ev in bg.edge_values.items():
+        vals = ev.total.tolist()
+        if ev.integral:
+            vals = [int(x) for x in vals]
+        attrs.append((name, vals))
+    for k, (u, v) in enumerate(zip(src, dst, strict=True)):
+        if not bg.directed and v < u:
+            continue
+        G.add_edge(nodes[u], nodes[v], **{name: vals[k] for name, vals in attrs})
+    return G
