@@ -264,20 +264,21 @@ def _bmlpa_peer_semi(
                 for a in msg:
                     peer.send(q, a)
             peer.sync()
-            got = [a for _, a in peer.messages()]
-            ids, ccnt, clab, ccoef = (
-                np.concatenate(got[i::5]) if parts > 1 else got[i] for i in range(4)
-            )
-            relabelled += int(sum(int(a[0]) for a in got[4::5]))
-            changed += int(ids.shape[0])
-            if ids.shape[0] == 0:
-                continue
-            if counts_rule:
-                cnt = _counts_after(cnt, cur[0], cur[1], cur[3], ids, ccnt, clab)
-            largest = max(largest, int(ccnt.max()))
-            cur = _patch(cur, ids, ccnt, clab, ccoef)
-            _mark_neighbours(indptr, indices, ids, dirty)
-            del msg, got, ids, ccnt, clab, ccoef
+            got = [a for _, a in peer.messages()]  # 5 arrays per peer, peers in order
+            del msg
+            for q in range(parts):  # each peer's sets in turn: no concatenated copy
+                ids, ccnt, clab, ccoef, rel = got[5 * q : 5 * q + 5]
+                got[5 * q : 5 * q + 5] = [None] * 5
+                relabelled += int(rel[0])
+                changed += int(ids.shape[0])
+                if ids.shape[0] == 0:
+                    continue
+                if counts_rule:
+                    cnt = _counts_after(cnt, cur[0], cur[1], cur[3], ids, ccnt, clab)
+                largest = max(largest, int(ccnt.max()))
+                cur = _patch(cur, ids, ccnt, clab, ccoef)
+                _mark_neighbours(indptr, indices, ids, dirty)
+                del ids, ccnt, clab, ccoef
         changed_per_step.append(changed)
         relabelled_per_step.append(relabelled)
         active_per_step.append(active)
