@@ -93,7 +93,8 @@ def test_report_folder_holds_every_table_and_picture(planted):
     assert summary["input"]["users"] == mentions.num_users
     assert summary["input"]["mentions"] == mentions.num_mentions
     c = summary["communities"]
-    assert c["stopped_by"] in ("rate", "counts") and len(c["update_rate"]) == c["supersteps"]
+    assert c["stopped_by"] in ("rate", "counts") and len(c["update_rate"]) == c["iterations"]
+    assert c["update"] == "semi-sync" and c["colours"] >= 2
 
 
 def test_cover_csv_is_the_cover_with_exact_belongings(planted):

@@ -497,7 +497,9 @@ def _summary(m, cover, lead, pos, names, stages, locals_):
             "named_by_hashtag": int(np.count_nonzero(cover.named)),
             "with_leaders": int(np.count_nonzero(lead.rank == 1)),
             "overlapping_users": int(meta["overlapping_vertices"]),
-            "supersteps": meta["iterations"],
+            "update": meta["update"],
+            "iterations": meta["iterations"],
+            "colours": meta["colours"],
             "stopped_by": meta["stopped_by"],
             "update_rate": [round(x, 6) for x in meta["update_rate"]],
             "largest": [

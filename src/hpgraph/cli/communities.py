@@ -125,7 +125,12 @@ def communities(
                     f"named by a hashtag, {fmt_count(c['with_leaders'])} with leaders)",
                 ),
                 ("overlapping", f"{fmt_count(c['overlapping_users'])} users in 2+ communities"),
-                ("supersteps", f"{c['supersteps']} (stopped by the {c['stopped_by']} rule)"),
+                (
+                    "sweeps" if c["update"] == "semi-sync" else "supersteps",
+                    f"{c['iterations']} ("
+                    + (f"{c['colours']} colour classes; " if c["colours"] else "")
+                    + f"stopped by the {c['stopped_by']} rule)",
+                ),
                 (
                     "time",
                     "  ".join(f"{k} {v['seconds']:.1f} s" for k, v in s["stages"].items())
