@@ -21,6 +21,7 @@ import networkx as nx
 import numpy as np
 
 import hpgraph as hp
+from hpgraph.graph.build import build_csr
 from hpgraph.nxbackend import _kernels as K
 from hpgraph.nxbackend.graph import BackendGraph
 
@@ -61,6 +62,31 @@ def _levels(limit, n) -> int:
 
 
 # ------------------------------------------------------------------ PageRank
+def _transition(G, weight):
+    """In-edges of NetworkX's PageRank matrix, built once per weight and cached: (indptr,
+    sources, coefficient A[u, v] / S[u], row sums S). ``A`` is ``to_scipy_sparse_array``:
+    parallel edges summed (counted, without a weight), a self-loop once."""
+    key = ("pagerank", weight)
+    if key not in G._hp:
+        n = G.n
+        if weight is not None:
+            w = _edge_values(G, weight).total
+        elif G.multiplicity is not None:
+            w = G.multiplicity.astype(np.float64)
+        else:
+            w = np.ones(G.indices.shape[0])
+        rows = np.repeat(np.arange(n, dtype=G.indices.dtype), np.diff(G.indptr))
+        row_sum = np.bincount(rows, weights=w, minlength=n).astype(np.float64)
+        inv = np.zeros(n)
+        nz = row_sum != 0
+        inv[nz] = 1.0 / row_sum[nz]
+        ip, src, coef = build_csr(
+            G.indices, rows, w * inv[rows], n, G.indices.dtype, undirected=False
+        )
+        G._hp[key] = (ip, src, coef, row_sum)
+    return G._hp[key]
+
+
 def pagerank(
     G,
     alpha=0.85,
@@ -78,21 +104,7 @@ def pagerank(
     if n == 0:
         return {}
     nodes = G.nodes
-    if weight is None:
-        g = G.hp_graph()
-        w_out = np.ones(G.indices.shape[0])
-    else:
-        _edge_values(G, weight)
-        g = G.hp_graph(weight, how="total")
-        w_out = g.weights
-    row_sum = np.zeros(n)
-    np.add.at(row_sum, np.repeat(np.arange(n), np.diff(g.indptr)), w_out) if n else None
-    inv = np.zeros(n)
-    nz = row_sum != 0
-    inv[nz] = 1.0 / row_sum[nz]
-    ip, src, w_in = g.in_csr()
-    w_in = np.ones(src.shape[0]) if w_in is None else w_in
-    coef = w_in * inv[src]
+    ip, src, coef, row_sum = _transition(G, weight)
     if nstart is None:
         x = np.repeat(1.0 / n, n)
     else:
@@ -317,7 +329,14 @@ def _triangles(G):
     return tri, K.simple_degree(g.indptr, g.indices)
 
 
+def _no_multigraph(G):
+    """NetworkX's ``_triangles_and_degree_iter`` is not implemented for multigraphs."""
+    if G.multigraph:
+        raise nx.NetworkXNotImplemented("not implemented for multigraph type")
+
+
 def _clustering_values(G):
+    _no_multigraph(G)
     tri, deg = _triangles(G)
     t = 2 * tri
     pairs = deg * (deg - 1)
@@ -331,6 +350,8 @@ def _clustering_values(G):
 
 def triangles(G, nodes=None):
     """Triangles through each vertex (Python ints), or through ``nodes`` if a vertex."""
+    if nodes is not None:
+        _no_multigraph(G)
     tri, _ = _triangles(G)
     if nodes is not None:
         return int(tri[G.node_index(nodes)])
@@ -355,6 +376,7 @@ def average_clustering(G, nodes=None, weight=None, count_zeros=True):
 
 def transitivity(G):
     """``sum of 2 * triangles / sum of d (d - 1)`` in Python ints, as NetworkX."""
+    _no_multigraph(G)
     if G.n == 0:
         return 0
     tri, deg = _triangles(G)

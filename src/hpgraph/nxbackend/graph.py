@@ -7,7 +7,8 @@ them: vertices in ``list(G)`` order (internal id = position), and each row's nei
 ``bfs_edges`` and fills result dicts in NetworkX's order). Parallel edges of a multigraph
 are one CSR entry (NetworkX's traversals see ``G[u]`` keys once); their weights are kept
 twice, summed (``to_scipy_sparse_array``, which PageRank reads) and the smallest
-(``_weight_function``, which Dijkstra and betweenness read). An undirected edge is stored
+(``_weight_function``, which Dijkstra and betweenness read), and their number is kept
+(PageRank without a weight counts parallel edges). An undirected edge is stored
 in both rows and a self-loop once: exactly ``G._adj`` and exactly hpgraph's own storage.
 
 hpgraph's kernels want rows sorted by target, so :meth:`BackendGraph.hp_graph` builds,
@@ -52,13 +53,23 @@ class BackendGraph:
 
     ``nodes``: the vertices (``list(G)``); ``indptr``/``indices``: out-neighbours (for an
     undirected graph every neighbour) in ``G._adj`` order; ``edge_values``: converted edge
-    attributes by ``(name, default)``; ``graph``: the graph attributes when preserved.
+    attributes by ``(name, default)``; ``graph``: the graph attributes when preserved;
+    ``multiplicity``: a multigraph's number of parallel edges per entry (else None).
     """
 
     __networkx_backend__ = BACKEND_NAME
 
     def __init__(
-        self, nodes, indptr, indices, *, directed, multigraph, edge_values=None, graph=None
+        self,
+        nodes,
+        indptr,
+        indices,
+        *,
+        directed,
+        multigraph,
+        edge_values=None,
+        graph=None,
+        multiplicity=None,
     ):
         self.nodes = nodes
         self.indptr = indptr
@@ -67,6 +78,7 @@ class BackendGraph:
         self.multigraph = bool(multigraph)
         self.edge_values = dict(edge_values or {})
         self.graph = dict(graph or {})
+        self.multiplicity = multiplicity
         self.__networkx_cache__ = {}
         self._index = None
         self._hp = {}
@@ -168,7 +180,7 @@ def _as_numbers(values, what):
 def _convert_values(adj_rows, name, default, multigraph, m):
     if not multigraph:
         get = methodcaller("get", name, default)
-        vals = list(map(get, chain.from_iterable(map(dict.values, adj_rows))))
+        vals = list(map(get, chain.from_iterable(map(methodcaller("values"), adj_rows))))
         total, integral = _as_numbers(vals, name) if m else (np.zeros(0), True)
         return EdgeValues(total, total, integral)
     sums, mins = [], []
@@ -215,7 +227,17 @@ def from_networkx(G, edge_attrs=None, *, preserve_edge_attrs=False, preserve_gra
     values = {}
     for name, default in (edge_attrs or {}).items():
         default = 1 if default is None else default
-        values[(name, default)] = _convert_values(rows, name, default, multigraph, m)
+        try:
+            values[(name, default)] = _convert_values(rows, name, default, multigraph, m)
+        except NotImplementedError:
+            if not preserve_edge_attrs:
+                raise  # asked for by name: NetworkX falls back
+            # keeping every attribute: one that is not numeric is left out
+    mult = None
+    if multigraph:
+        mult = np.fromiter(
+            map(len, chain.from_iterable(map(methodcaller("values"), rows))), np.int64, m
+        )
     bg = BackendGraph(
         nodes,
         indptr,
@@ -224,6 +246,7 @@ def from_networkx(G, edge_attrs=None, *, preserve_edge_attrs=False, preserve_gra
         multigraph=multigraph,
         edge_values=values,
         graph=G.graph if preserve_graph_attrs else None,
+        multiplicity=mult,
     )
     if not _is_range(nodes):
         bg._index = index
@@ -240,9 +263,9 @@ def _is_range(nodes) -> bool:
 
 
 def to_networkx(bg: BackendGraph):
-    """The NetworkX graph of a :class:`BackendGraph`: its vertices in order, its edges
-    in neighbour order, and every converted edge attribute (a multigraph's parallel edges
-    come back as one edge holding the summed value)."""
+    """The NetworkX graph of a :class:`BackendGraph`: its vertices and every row's
+    neighbours in their order, with every converted edge attribute (a multigraph's
+    parallel edges come back as one edge, key 0, holding the summed value)."""
     import networkx as nx
 
     cls = {
@@ -254,8 +277,6 @@ def to_networkx(bg: BackendGraph):
     G = cls()
     G.graph.update(bg.graph)
     G.add_nodes_from(bg.nodes)
-    src = np.repeat(np.arange(bg.n, dtype=np.int64), np.diff(bg.indptr)).tolist()
-    dst = bg.indices.tolist()
     nodes = bg.nodes
     attrs = []
     for (name, _default), ev in bg.edge_values.items():
@@ -263,8 +284,25 @@ def to_networkx(bg: BackendGraph):
         if ev.integral:
             vals = [int(x) for x in vals]
         attrs.append((name, vals))
-    for k, (u, v) in enumerate(zip(src, dst, strict=True)):
-        if not bg.directed and v < u:
-            continue
-        G.add_edge(nodes[u], nodes[v], **{name: vals[k] for name, vals in attrs})
+    adj = G._adj
+    pred = G._pred if bg.directed else None
+    shared = {}  # an undirected edge's data, made at its first row, shared by its second
+    ip = bg.indptr.tolist()
+    dst = bg.indices.tolist()
+    for u in range(bg.n):
+        nu = nodes[u]
+        row = adj[nu]
+        for k in range(ip[u], ip[u + 1]):
+            v = dst[k]
+            if bg.directed or v >= u:
+                d = {name: vals[k] for name, vals in attrs}
+                if bg.multigraph:
+                    d = {0: d}
+                if not bg.directed and v != u:
+                    shared[(u, v)] = d
+            else:
+                d = shared.pop((v, u))
+            row[nodes[v]] = d
+            if pred is not None:
+                pred[nodes[v]][nu] = d
     return G
