@@ -85,7 +85,13 @@ import numpy as np
 from hpgraph.algorithms._common import check_graph
 from hpgraph.algorithms.bmlpa.initial import VertexLabels, _initial, read_vertex_labels, rough_cores
 from hpgraph.algorithms.bmlpa.postprocess import _postprocess, _primary
-from hpgraph.algorithms.bmlpa.program import _assemble, _bmlpa_peer, _bmlpa_peer_semi, _chunks
+from hpgraph.algorithms.bmlpa.program import (
+    SharedState,
+    _assemble,
+    _bmlpa_peer,
+    _bmlpa_peer_semi,
+    _chunks,
+)
 from hpgraph.algorithms.bmlpa.result import BMLPAResult
 from hpgraph.algorithms.bmlpa.schedule import greedy_colouring
 from hpgraph.algorithms.bmlpa.state import _gather_rows
@@ -237,7 +243,7 @@ def bmlpa(
     extra, colours = (), None
     if update == "semi-sync":  # colours of the renumbered vertices
         colour, colours = greedy_colouring(indptr, indices)
-        extra = (colour[order],)
+        extra = (colour[order], SharedState())
     init_s = time.perf_counter() - t0
     n = graph.n
     stats = None

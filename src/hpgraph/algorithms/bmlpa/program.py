@@ -3,6 +3,8 @@ exchange of changed sets, the stop rules."""
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 from numba import njit
 
@@ -211,21 +213,47 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
     return (np.diff(ptr), lab, coef), stopped, steps
 
 
+class SharedState:
+    """The label state the peers of one address space share under ``update="semi-sync"``
+    (the local runtime's peers are threads of one process; each MPI rank has its own):
+    one arena instead of one per peer. The first peer to arrive builds it and becomes the
+    *keeper*, the only peer that patches it; the others only read it, and never while it
+    is patched (a barrier follows every patch). Create one per run."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self.state = None
+        self.counts = None  # the counts rule's label counts, kept by the keeper
+        self._keeper = None
+
+    def join(self, pid, build):
+        """Whether peer ``pid`` keeps the state (``build()`` makes it, once)."""
+        with self._lock:
+            if self._keeper is None:
+                self.state = build()
+                self._keeper = pid
+            return self._keeper == pid
+
+
 def _bmlpa_peer_semi(
-    peer, indptr, indices, state, num_labels, b, cap, max_iterations, tolerance, show, colour
-):
+    peer, indptr, indices, state, num_labels, b, cap, max_iterations, tolerance, show, colour,
+    shared,
+):  # fmt: skip
     """The semi-synchronous BSP program (``update="semi-sync"``): a sweep updates the
     colour classes in turn, one superstep each; a class is computed from the state the
-    classes before it left (in this sweep) and after it (in the last), and every peer
-    patches its state with the class's changed sets before the next class starts. So a
-    sweep costs one recomputation per vertex, as a synchronous superstep does, but labels
-    cross a class boundary within the sweep and nothing swings with period 2.
+    classes before it left (in this sweep) and after it (in the last), and the state is
+    patched with the class's changed sets before the next class starts. So a sweep costs
+    one recomputation per vertex, as a synchronous superstep does, but labels cross a
+    class boundary within the sweep and nothing swings with period 2.
 
-    A vertex is recomputed only when a neighbour's set changed since its own last update
-    (``dirty``: set when a neighbour changes, cleared when its class is updated); otherwise
-    its new set is its current one, bit for bit. Stop rules per sweep: ``tolerance`` is
-    the update-rate rule against the sets one sweep back; None is the paper's counts rule
-    on the label counts before and after the sweep. Both keep the last sweep's sets."""
+    The peers of one address space share one state (``shared``, a :class:`SharedState`):
+    after each class's exchange its keeper patches it with every peer's sets in turn,
+    then a second barrier lets the others read it again. A vertex is recomputed only when
+    a neighbour's set changed since its own last update (``dirty``: set when a neighbour
+    changes, cleared when its class is updated); otherwise its new set is its current
+    one, bit for bit. Stop rules per sweep: ``tolerance`` is the update-rate rule against
+    the sets one sweep back; None is the paper's counts rule on the label counts before
+    and after the sweep. Both keep the last sweep's sets."""
     ptr, lab, coef = state
     n = indptr.shape[0] - 1
     pid, parts = peer.pid, peer.num_peers
@@ -240,18 +268,21 @@ def _bmlpa_peer_semi(
     memo = np.full(n, -1, dtype=np.int64)
     memo_m = np.empty(n, dtype=np.int32)
     dirty = np.ones(n, dtype=np.bool_)  # each peer reads only its own vertices' flags
-    cur = _compact_state(np.diff(ptr), lab.copy(), coef.copy())
-    largest = int(cur[2].max()) if n else 0
     counts_rule = tolerance is None
+    keeper = shared.join(pid, lambda: _compact_state(np.diff(ptr), lab.copy(), coef.copy()))
+    if keeper and counts_rule:
+        shared.counts = _count_labels(lab, num_labels)
+    largest = int(np.diff(ptr).max()) if n else 0
     if counts_rule:
-        cnt = _count_labels(lab, num_labels)
         old_min = np.zeros(num_labels, dtype=np.int32)
+        peer.sync()  # the counts exist before anyone reads them
     changed_per_step, relabelled_per_step, active_per_step = [], [], []
     stopped = "max_iterations"
     for it in range(max_iterations):
         changed = relabelled = active = 0
-        cnt_start = cnt if counts_rule else None
+        cnt_start = shared.counts
         for c in range(k):
+            cur = shared.state
             crs, cre = rs[cptr[c] : cptr[c + 1]], re[cptr[c] : cptr[c + 1]]
             active += _count_dirty(dirty, crs, cre)
             msg = _propagate(
@@ -263,9 +294,9 @@ def _bmlpa_peer_semi(
             for q in range(parts):
                 for a in msg:
                     peer.send(q, a)
+            del msg, cur
             peer.sync()
             got = [a for _, a in peer.messages()]  # 5 arrays per peer, peers in order
-            del msg
             for q in range(parts):  # each peer's sets in turn: no concatenated copy
                 ids, ccnt, clab, ccoef, rel = got[5 * q : 5 * q + 5]
                 got[5 * q : 5 * q + 5] = [None] * 5
@@ -273,25 +304,31 @@ def _bmlpa_peer_semi(
                 changed += int(ids.shape[0])
                 if ids.shape[0] == 0:
                     continue
-                if counts_rule:
-                    cnt = _counts_after(cnt, cur[0], cur[1], cur[3], ids, ccnt, clab)
                 largest = max(largest, int(ccnt.max()))
-                cur = _patch(cur, ids, ccnt, clab, ccoef)
+                if keeper:
+                    st = shared.state
+                    if counts_rule:
+                        shared.counts = _counts_after(
+                            shared.counts, st[0], st[1], st[3], ids, ccnt, clab
+                        )
+                    shared.state = _patch(st, ids, ccnt, clab, ccoef)
+                    del st
                 _mark_neighbours(indptr, indices, ids, dirty)
                 del ids, ccnt, clab, ccoef
+            peer.sync()  # the state is patched: every peer may read it again
         changed_per_step.append(changed)
         relabelled_per_step.append(relabelled)
         active_per_step.append(active)
         if show is not None and pid == 0:
-            show(it + 1, changed, cur[6], relabelled)
+            show(it + 1, changed, shared.state[6], relabelled)
         if counts_rule:
-            if _stop_rule(cnt_start, cnt, old_min, it > 0):
+            if _stop_rule(cnt_start, shared.counts, old_min, it > 0):
                 stopped = "counts"
                 break
         elif relabelled == 0 or relabelled < tolerance * n:
             stopped = "rate"
             break
-    ptr, lab, coef = _gather_rows(cur, own)
+    ptr, lab, coef = _gather_rows(shared.state, own)
     steps = (changed_per_step, relabelled_per_step, active_per_step)
     return (np.diff(ptr), lab, coef), stopped, steps
 
