@@ -1,0 +1,191 @@
+"""hpgraph as a NetworkX backend against NetworkX itself and graphblas-algorithms (the
+``graphblas`` backend, where it installs), timed in the same run on the same NetworkX
+graph.
+
+    python benchmarks/nxbackend_bench.py [--scale 20] [--nx-scale 16] [--k 64] [--seed 1]
+
+Graph: the Graph500 Kronecker graph (``hp.generators.kronecker_edges``, edge factor 16:
+``2**scale`` vertices, ``16 * 2**scale`` generated edges, so scale 20 is the 1M-vertex /
+16M-edge graph), as an undirected ``nx.Graph`` (parallel edges merged, self-loops kept)
+with a ``weight`` in (0, 1] on every edge; the ``--scale`` graph has no weights unless
+``--big-weights`` (a weighted NetworkX graph at scale 20 needs about 9 GiB: NetworkX
+keeps a dict per edge), so there the weighted functions read the default weight 1 (they
+still read every edge's attribute dict).
+
+Per function, one timed call each, in the same process:
+
+- ``networkx``: NetworkX's own implementation;
+- ``graphblas``: ``backend="graphblas"`` when graphblas-algorithms dispatches the function
+  (its conversion included: its cache is cleared first);
+- ``hpgraph 1st``: ``backend="hpgraph"`` with the conversion cache cleared, so the time
+  includes converting the NetworkX graph;
+- ``hpgraph 2nd``: the same call again, on the cached conversion.
+
+Ratios are NetworkX's (or graphblas') time over hpgraph's first call, and first over
+second. NetworkX (and graphblas) are timed at ``--nx-scale`` only: at scale 20 NetworkX
+takes tens of minutes per function and its PageRank alone needs more memory than the
+shared machine allows; hpgraph is timed at both scales, and the NetworkX time at
+``--scale`` is extrapolated by the ratio of edges (every timed NetworkX function here is
+linear in the edges, except the triangle family, which grows faster, so the
+extrapolation flatters NetworkX there). ``--nx-scale`` equal to ``--scale`` times
+NetworkX directly. A short check that the answers agree runs on every call.
+
+graphblas-algorithms 2023.10 installs beside NetworkX 3.6 (``pip install --no-deps
+graphblas-algorithms``; python-graphblas is in the ``peers`` extra); nx-parallel does not
+(0.4 needs Python 3.12, 0.3 fails to import with NetworkX 3.6), so it is not timed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import resource
+import time
+
+
+def timed(fn):
+    gc.collect()
+    t0 = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - t0
+
+
+def rss_gib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
+def nx_graph(scale, seed, weighted=True):
+    import networkx as nx
+
+    import hpgraph as hp
+
+    src, dst, w = hp.generators.kronecker_edges(scale, 16, seed=seed, weighted=weighted)
+    G = nx.Graph()
+    G.add_nodes_from(range(2**scale))
+    if weighted:
+        w = 1.0 - w  # (0, 1]: Dijkstra and weighted betweenness want positive weights
+        G.add_weighted_edges_from(zip(src.tolist(), dst.tolist(), w.tolist(), strict=True))
+    else:
+        G.add_edges_from(zip(src.tolist(), dst.tolist(), strict=True))
+    return G
+
+
+def cases(G, k, seed):
+    """(name, call(G, **backend), check(got, ref)) for every benchmarked function."""
+    import networkx as nx
+
+    s = max(G, key=G.degree)  # a source in the big component
+
+    def close(tol):
+        return lambda a, b: max(abs(a[v] - b[v]) for v in b) <= tol
+
+    def equal(a, b):
+        return a == b
+
+    return [
+        ("pagerank", lambda **b: nx.pagerank(G, **b), close(len(G) * 1e-6)),
+        ("connected_components", lambda **b: list(nx.connected_components(G, **b)), equal),
+        ("number_connected_components", lambda **b: nx.number_connected_components(G, **b), equal),
+        ("bfs_edges", lambda **b: list(nx.bfs_edges(G, s, **b)), equal),
+        (
+            "single_source_shortest_path_length",
+            lambda **b: nx.single_source_shortest_path_length(G, s, **b),
+            equal,
+        ),
+        (
+            "single_source_dijkstra_path_length",
+            lambda **b: nx.single_source_dijkstra_path_length(G, s, **b),
+            close(1e-9),
+        ),
+        (
+            f"betweenness_centrality k={k}",
+            lambda **b: nx.betweenness_centrality(G, k=k, seed=seed, **b),
+            close(1e-9),
+        ),
+        ("triangles", lambda **b: nx.triangles(G, **b), equal),
+        ("clustering", lambda **b: nx.clustering(G, **b), close(1e-12)),
+        ("transitivity", lambda **b: nx.transitivity(G, **b), lambda a, b: abs(a - b) < 1e-12),
+    ]
+
+
+def graphblas_functions():
+    from networkx.utils.backends import backend_info
+
+    return set(backend_info.get("graphblas", {}).get("functions", {}))
+
+
+def run(scale, nx_too, k, seed, threads, weighted=True):
+    import networkx as nx
+
+    nx.config.warnings_to_ignore.add("cache")
+    G, t_build = timed(lambda: nx_graph(scale, seed, weighted))
+    m = G.number_of_edges()
+    print(f"\nkron{scale}: {len(G):,} vertices, {m:,} edges (nx.Graph built in {t_build:.0f} s)")
+    gb = graphblas_functions() if nx_too else set()
+    rows = {}
+    for name, call, check in cases(G, k, seed):
+        base = name.split()[0]
+        row = {}
+        G.__networkx_cache__.clear()
+        got, row["hp1"] = timed(lambda call=call: call(backend="hpgraph"))
+        _, row["hp2"] = timed(lambda call=call: call(backend="hpgraph"))
+        if nx_too:
+            ref, row["nx"] = timed(lambda call=call: call(backend="networkx"))
+            row["ok"] = bool(check(got, ref))
+            del ref
+            if base in gb:
+                G.__networkx_cache__.clear()
+                _, row["gb"] = timed(lambda call=call: call(backend="graphblas"))
+        del got
+        rows[name] = row
+        shown = "  ".join(f"{key} {v:8.3f}" if isinstance(v, float) else f"{key} {v}"
+                          for key, v in row.items())  # fmt: skip
+        print(f"  {name:38s} {shown}   (max RSS {rss_gib():.1f} GiB)", flush=True)
+    return m, rows
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--scale", type=int, default=20)
+    p.add_argument("--nx-scale", type=int, default=16)
+    p.add_argument("--k", type=int, default=64)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--threads", type=int, default=None)
+    p.add_argument(
+        "--big-weights",
+        action="store_true",
+        help="weights on the --scale graph too (scale 20 then needs about 10 GiB)",
+    )
+    args = p.parse_args(argv)
+
+    import networkx as nx
+
+    import hpgraph
+
+    print(f"networkx {nx.__version__}, hpgraph {hpgraph.__version__}")
+    # warm-up: compile (or load from numba's cache) every kernel on a small graph
+    run(8, False, 4, args.seed, args.threads)
+    m_small, small = run(args.nx_scale, True, args.k, args.seed, args.threads)
+    if args.scale != args.nx_scale:
+        m_big, big = run(args.scale, False, args.k, args.seed, args.threads, args.big_weights)
+    else:
+        m_big, big = m_small, small
+    grow = m_big / m_small
+    print(f"\nRatios (> 1: hpgraph faster). NetworkX at kron{args.scale} = its kron{args.nx_scale} "
+          f"time x {grow:.1f} (edges) where not timed there.")  # fmt: skip
+    head = f"{'function':38s} {'nx/hp1':>8s} {'gb/hp1':>8s} {'hp1/hp2':>8s}"
+    print(f"{'':38s} {'kron' + str(args.nx_scale):>26s} | {'kron' + str(args.scale):>26s}")
+    print(f"{head} | {'nx*/hp1':>8s} {'hp1 s':>8s} {'hp2 s':>8s} {'hp1/hp2':>8s}")
+    for name, r in small.items():
+        b = big[name]
+        gb = f"{r['gb'] / r['hp1']:8.1f}" if "gb" in r else f"{'-':>8s}"
+        nx_big = b["nx"] if "nx" in b else r["nx"] * grow
+        print(
+            f"{name:38s} {r['nx'] / r['hp1']:8.1f} {gb} {r['hp1'] / r['hp2']:8.1f} | "
+            f"{nx_big / b['hp1']:8.1f} {b['hp1']:8.2f} {b['hp2']:8.2f} {b['hp1'] / b['hp2']:8.1f}"
+        )
+    print(f"max RSS {rss_gib():.1f} GiB")
+
+
+if __name__ == "__main__":
+    main()
