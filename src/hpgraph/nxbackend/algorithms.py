@@ -81,7 +81,7 @@ def _transition(G, weight):
         nz = row_sum != 0
         inv[nz] = 1.0 / row_sum[nz]
         ip, src, coef = build_csr(
-            G.indices, rows, w * inv[rows], n, G.indices.dtype, undirected=False
+            G.indices, rows, w * inv[rows], n, G.indices.dtype, undirected=False, threads=G.threads
         )
         G._hp[key] = (ip, src, coef, row_sum)
     return G._hp[key]
@@ -124,7 +124,7 @@ def pagerank(
         dw /= dw.sum()
     is_dangling = np.flatnonzero(row_sum == 0)
     x, converged = K.pagerank_iterate(
-        (ip, src), coef, x, float(alpha), is_dangling, dw, p, int(max_iter), float(tol)
+        (ip, src), coef, x, float(alpha), is_dangling, dw, p, int(max_iter), float(tol), G.threads
     )
     if not converged:
         raise nx.PowerIterationFailedConvergence(max_iter)
@@ -241,7 +241,9 @@ def shortest_path_length(G, source=None, target=None, weight=None, method="dijks
 
 # ------------------------------------------------------------------ components
 def _component_sets(G):
-    label = hp.wcc(G.hp_graph())["component"]  # smallest member: NetworkX's order
+    label = hp.wcc(G.hp_graph(), threads=G.threads)[
+        "component"
+    ]  # smallest member: NetworkX's order
     _, rank = np.unique(label, return_inverse=True)
     buckets = [[] for _ in range(int(rank.max(initial=-1)) + 1)]
     for v, r in zip(G.nodes, rank.tolist(), strict=True):
@@ -250,7 +252,7 @@ def _component_sets(G):
 
 
 def _component_count(G) -> int:
-    label = hp.wcc(G.hp_graph())["component"]
+    label = hp.wcc(G.hp_graph(), threads=G.threads)["component"]
     return int(np.count_nonzero(label == np.arange(G.n)))
 
 
@@ -301,7 +303,12 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
     if G.n == 0:
         return {}
     r = hp.betweenness(
-        g, sources=sources, normalized=normalized, weighted=weighted, endpoints=endpoints
+        g,
+        sources=sources,
+        normalized=normalized,
+        weighted=weighted,
+        endpoints=endpoints,
+        threads=G.threads,
     )
     return dict(zip(G.nodes, r["betweenness"].tolist(), strict=True))
 
@@ -313,7 +320,9 @@ def edge_betweenness_centrality(G, k=None, normalized=True, weight=None, seed=No
     g, weighted = _weighted_graph(G, weight)
     if G.indices.shape[0] == 0:
         return {}
-    r = hp.edge_betweenness(g, sources=sources, normalized=normalized, weighted=weighted)
+    r = hp.edge_betweenness(
+        g, sources=sources, normalized=normalized, weighted=weighted, threads=G.threads
+    )
     nodes = G.nodes
     src = r["source"].tolist()
     dst = r["target"].tolist()
@@ -325,7 +334,7 @@ def edge_betweenness_centrality(G, k=None, normalized=True, weight=None, seed=No
 def _triangles(G):
     """(triangles, simple degree) per vertex, undirected simple view."""
     g = G.hp_graph()
-    tri = hp.lcc(g)["triangles"]
+    tri = hp.lcc(g, threads=G.threads)["triangles"]
     return tri, K.simple_degree(g.indptr, g.indices)
 
 

@@ -35,6 +35,8 @@ from hpgraph.graph.build import build_csr
 __all__ = ["BackendGraph", "EdgeValues", "from_networkx", "to_networkx"]
 
 BACKEND_NAME = "hpgraph"
+#: Graphs with fewer stored edges run hpgraph's kernels on one thread.
+SMALL_EDGES = 200_000
 
 
 @dataclass(frozen=True)
@@ -127,6 +129,12 @@ class BackendGraph:
         except TypeError:
             raise KeyError(node) from None
 
+    @property
+    def threads(self):
+        """Threads for hpgraph's kernels: one on a small graph, where starting threads
+        costs more than they save; else hpgraph's default."""
+        return 1 if self.indices.shape[0] < SMALL_EDGES else None
+
     def values(self, weight, default=1):
         """The :class:`EdgeValues` of attribute ``weight`` (converted with ``default``)."""
         return self.edge_values.get((weight, default))
@@ -147,7 +155,9 @@ class BackendGraph:
                 w = ev.least if how == "least" else ev.total
                 w = np.asarray(w, dtype=np.float64)
             src = np.repeat(np.arange(n, dtype=self.indices.dtype), np.diff(self.indptr))
-            ip, ix, ww = build_csr(src, self.indices, w, n, self.indices.dtype, undirected=False)
+            ip, ix, ww = build_csr(
+                src, self.indices, w, n, self.indices.dtype, undirected=False, threads=self.threads
+            )
             del src
             self._hp[key] = Graph(ip, ix, ww, directed=self.directed)
         return self._hp[key]
