@@ -22,7 +22,7 @@ import pytest
 from conftest import SEED
 from hpgraph.nxbackend import FUNCTIONS
 from hpgraph.nxbackend.graph import BackendGraph, from_networkx, to_networkx
-from hpgraph.nxbackend.interface import SMALL_GRAPH, can_run, should_run
+from hpgraph.nxbackend.interface import SMALL_GRAPH, TRAVERSAL, can_run, should_run
 
 HP = "hpgraph"
 RTOL = 1e-9
@@ -465,10 +465,16 @@ def test_can_run_reasons():
 
 def test_should_run_small_graphs_go_back_to_networkx(monkeypatch):
     small = nx.path_graph(10)
-    big = nx.path_graph(SMALL_GRAPH["default"] + 1)
+    big = nx.path_graph(SMALL_GRAPH["pagerank"])
     assert isinstance(should_run("pagerank", (small,), {}), str)
     assert should_run("pagerank", (big,), {}) is True
     assert should_run("betweenness_centrality", (nx.path_graph(40),), {}) is True
+    mid, huge = nx.path_graph(TRAVERSAL - 1), nx.path_graph(TRAVERSAL)
+    for name in ("bfs_edges", "connected_components", "single_source_dijkstra_path_length"):
+        assert isinstance(should_run(name, (mid, 0), {}), str)  # one traversal: large only
+        assert should_run(name, (huge, 0), {}) is True
+    assert isinstance(should_run("shortest_path_length", (mid, 0), {}), str)
+    assert should_run("shortest_path_length", (mid,), {}) is True  # all pairs
     monkeypatch.setattr(nx.config.backend_priority, "algos", [HP])
     nx.pagerank(small)  # NetworkX ran: nothing converted
     assert not small.__networkx_cache__.get("backends", {}).get(HP)
@@ -477,6 +483,7 @@ def test_should_run_small_graphs_go_back_to_networkx(monkeypatch):
     nx.pagerank(small, backend=HP)  # asked for by name: runs whatever the size
     assert small.__networkx_cache__["backends"][HP]
     assert should_run("pagerank", (small,), {}) is True  # converted already: no cost left
+    assert should_run("bfs_edges", (small, 0), {}) is True
 
 
 def test_results_hold_python_numbers_not_numpy():

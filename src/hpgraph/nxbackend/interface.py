@@ -19,17 +19,37 @@ from hpgraph.nxbackend import algorithms as _algorithms
 from hpgraph.nxbackend._info import FUNCTIONS
 from hpgraph.nxbackend.graph import BACKEND_NAME, BackendGraph, from_networkx, to_networkx
 
-__all__ = ["BackendInterface", "can_run", "should_run", "SMALL_GRAPH"]
+__all__ = ["BackendInterface", "can_run", "should_run", "SMALL_GRAPH", "TRAVERSAL"]
 
-#: Below this many vertices a function runs faster in NetworkX than conversion + hpgraph
-#: (measured in docs/networkx.md); all-pairs work (betweenness, all-pairs lengths) pays
-#: sooner.
+#: Below this many vertices NetworkX is faster than converting the graph and running
+#: hpgraph (measured: docs/networkx.md, "When hpgraph runs").
 SMALL_GRAPH = {
-    "default": 200,
-    "betweenness_centrality": 30,
-    "edge_betweenness_centrality": 30,
+    "default": 100,
+    "pagerank": 20,
+    "betweenness_centrality": 10,
+    "edge_betweenness_centrality": 10,
     "all_pairs_shortest_path_length": 30,
+    "clustering": 50,
+    "average_clustering": 50,
+    "transitivity": 50,
+    "triangles": 150,
 }
+#: One traversal (from one source, or over the whole graph for components) costs
+#: NetworkX about what reading the graph costs hpgraph: hpgraph's first call wins only
+#: on large graphs (1.3-3x at 65k vertices / 0.9M edges, below 1x at 3k vertices).
+TRAVERSAL = 20_000
+for _name in (
+    "bfs_edges",
+    "bfs_tree",
+    "single_source_shortest_path_length",
+    "single_source_dijkstra_path_length",
+    "connected_components",
+    "number_connected_components",
+    "weakly_connected_components",
+    "number_weakly_connected_components",
+):
+    SMALL_GRAPH[_name] = TRAVERSAL
+del _name
 
 _SIGNATURES = {name: inspect.signature(getattr(_algorithms, name)) for name in FUNCTIONS}
 
@@ -182,19 +202,25 @@ def can_run(name, args, kwargs):
 
 
 def should_run(name, args, kwargs):
-    """True, or the reason why NetworkX itself is faster for this call: a small graph
-    that is not already converted (conversion costs more than the kernel saves)."""
+    """True, or the reason why NetworkX itself is faster for this call: a graph not yet
+    converted with fewer vertices than :data:`SMALL_GRAPH` gives for the function (a
+    single traversal needs :data:`TRAVERSAL`: there the conversion costs about what
+    NetworkX's whole answer costs)."""
     G = args[0] if args else kwargs.get("G")
     if isinstance(G, BackendGraph):
         return True
     cache = getattr(G, "__networkx_cache__", None)
     if cache and cache.get("backends", {}).get(BACKEND_NAME):
         return True
+    small = SMALL_GRAPH.get(name, SMALL_GRAPH["default"])
+    if name == "shortest_path_length":
+        a = _bind(name, args, kwargs) or {}
+        if a.get("source") is not None or a.get("target") is not None:
+            small = TRAVERSAL
     try:
         n = len(G)
     except TypeError:
         return True
-    small = SMALL_GRAPH.get(name, SMALL_GRAPH["default"])
     if n < small:
         return f"the graph is small ({n} < {small} nodes): NetworkX is faster"
     return True
