@@ -24,13 +24,14 @@ not a multigraph).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, compress
 from operator import methodcaller
 
 import numpy as np
 
 from hpgraph.graph import Graph, index_dtype
 from hpgraph.graph.build import build_csr
+from hpgraph.nxbackend import _kernels as K
 
 __all__ = ["BackendGraph", "EdgeValues", "from_networkx", "to_networkx"]
 
@@ -187,11 +188,24 @@ def _as_numbers(values, what):
     raise NotImplementedError(f"edge attribute {what!r} holds values that are not numbers")
 
 
-def _convert_values(adj_rows, name, default, multigraph, m):
+def _convert_values(adj_rows, name, default, multigraph, m, csr=None):
+    """EdgeValues of attribute ``name``; ``csr`` = (indptr, indices) of an undirected
+    simple graph with integer-range ids: read each edge's dict once, from its smaller end."""
     if not multigraph:
         get = methodcaller("get", name, default)
-        vals = list(map(get, chain.from_iterable(map(methodcaller("values"), adj_rows))))
-        total, integral = _as_numbers(vals, name) if m else (np.zeros(0), True)
+        dicts = chain.from_iterable(map(methodcaller("values"), adj_rows))
+        if csr is None or not m:
+            vals = list(map(get, dicts))
+            total, integral = _as_numbers(vals, name) if m else (np.zeros(0), True)
+            return EdgeValues(total, total, integral)
+        upper = K.upper_entries(*csr)
+        keep = np.zeros(m, dtype=bool)
+        keep[upper] = True
+        vals = list(map(get, compress(dicts, keep.tolist())))
+        half, integral = _as_numbers(vals, name)
+        total = np.empty(m)
+        total[upper] = half
+        K.mirror_values(csr[0], csr[1], total)
         return EdgeValues(total, total, integral)
     sums, mins = [], []
     for nbrs in adj_rows:
@@ -235,10 +249,11 @@ def from_networkx(G, edge_attrs=None, *, preserve_edge_attrs=False, preserve_gra
     elif isinstance(edge_attrs, str):
         edge_attrs = {edge_attrs: 1}
     values = {}
+    csr = None if G.is_directed() or multigraph else (indptr, indices)
     for name, default in (edge_attrs or {}).items():
         default = 1 if default is None else default
         try:
-            values[(name, default)] = _convert_values(rows, name, default, multigraph, m)
+            values[(name, default)] = _convert_values(rows, name, default, multigraph, m, csr)
         except NotImplementedError:
             if not preserve_edge_attrs:
                 raise  # asked for by name: NetworkX falls back
