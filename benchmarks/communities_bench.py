@@ -80,7 +80,8 @@ def main():
               f"{max(r['peak_rss_mib'] for r in stages.values()):,} |")  # fmt: skip
         c = rep.summary["communities"]
         print(f"\n{c['count']:,} communities, {c['with_leaders']:,} with leaders, "
-              f"{c['supersteps']} supersteps (stopped by {c['stopped_by']}); page "
+              f"{c['iterations']} {'sweeps' if c['update'] == 'semi-sync' else 'supersteps'} "
+              f"(stopped by {c['stopped_by']}); page "
               f"{stages['pictures']['page_bytes'] / 2**20:.1f} MiB")  # fmt: skip
     finally:
         shutil.rmtree(work, ignore_errors=True)
