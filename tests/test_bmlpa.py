@@ -429,3 +429,19 @@ def test_mpi_matches_the_local_runtime(ranks):
     out = run_mpi(ranks, "check_bmlpa.py")
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.count("BMLPA OK") == ranks
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_greedy_colouring_is_proper_and_matches_the_reference(shape):
+    from _bmlpa_naive import colour_classes
+    from hpgraph.algorithms.bmlpa.schedule import greedy_colouring
+
+    g = make_shape(shape, False, False)
+    ip, ix = simple_view(g)
+    colour, k = greedy_colouring(ip, ix)
+    src = np.repeat(np.arange(g.n), np.diff(ip))
+    assert not (colour[src] == colour[ix]).any()  # no edge inside a class
+    deg = np.diff(ip)
+    assert k == (int(colour.max()) + 1 if g.n else 0) and k <= (deg.max() + 1 if g.n else 0)
+    want = colour_classes(simple_nx(g))  # first fit by (-degree, vertex)
+    assert [np.flatnonzero(colour == c).tolist() for c in range(k)] == want

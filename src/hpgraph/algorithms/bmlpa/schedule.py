@@ -47,9 +47,28 @@ def greedy_colouring(indptr, indices):
     first fit in order of descending degree, ties by vertex id (Welsh and Powell), so a
     graph of degeneracy d gets at most ``max degree + 1`` and in practice about d colours:
     11-15 on LFR graphs of degree 20, 14 on the 1M-user mention graph."""
-    deg = np.diff(indptr)
-    order = np.argsort(-deg, kind="stable")
-    return _greedy(indptr, indices, order)
+    return _greedy(indptr, indices, _by_degree(indptr))
+
+
+@njit(**NUMBA_FLAGS)
+def _by_degree(indptr):
+    """The vertices by descending degree, ties by id: a stable counting sort, O(n + max
+    degree) (``np.argsort`` of 8M degrees takes a second)."""
+    n = indptr.shape[0] - 1
+    top = 0
+    for v in range(n):
+        top = max(top, indptr[v + 1] - indptr[v])
+    start = np.zeros(top + 2, dtype=np.int64)
+    for v in range(n):
+        start[top - (indptr[v + 1] - indptr[v]) + 1] += 1
+    for d in range(top + 1):
+        start[d + 1] += start[d]
+    order = np.empty(n, dtype=np.int64)
+    for v in range(n):
+        k = top - (indptr[v + 1] - indptr[v])
+        order[start[k]] = v
+        start[k] += 1
+    return order
 
 
 @njit(**NUMBA_FLAGS)
