@@ -232,6 +232,11 @@ def from_networkx(G, edge_attrs=None, *, preserve_edge_attrs=False, preserve_gra
     n = len(nodes)
     adj = G._adj
     rows = [adj[u] for u in nodes]
+    if type(adj) is not dict:  # a view: its filtered rows' len() can disagree with iteration
+        if G.is_multigraph():
+            rows = [{v: dict(keys) for v, keys in row.items()} for row in rows]
+        else:
+            rows = [dict(row) for row in rows]
     degree = np.fromiter(map(len, rows), dtype=np.int64, count=n)
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(degree, out=indptr[1:])
