@@ -14,13 +14,9 @@ import pytest
 
 from conftest import SEED, make_shape
 from hpgraph.algorithms.bmlpa import bmlpa
-from hpgraph.algorithms.community_layout import (
-    _attach,
-    _cell_sums,
-    _cross_keys,
-    _refine_step,
-    community_layout,
-)
+from hpgraph.algorithms.community_layout import community_layout
+from hpgraph.algorithms.community_layout.groups import _attach, _cross_keys
+from hpgraph.algorithms.community_layout.refine import _cell_sums, _refine_step
 from hpgraph.algorithms.layout import layout_quality
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph import Graph
