@@ -469,10 +469,12 @@ def test_should_run_small_graphs_go_back_to_networkx(monkeypatch):
     assert isinstance(should_run("pagerank", (small,), {}), str)
     assert should_run("pagerank", (big,), {}) is True
     assert should_run("betweenness_centrality", (nx.path_graph(40),), {}) is True
-    mid, huge = nx.path_graph(TRAVERSAL - 1), nx.path_graph(TRAVERSAL)
     for name in ("bfs_edges", "connected_components", "single_source_dijkstra_path_length"):
-        assert isinstance(should_run(name, (mid, 0), {}), str)  # one traversal: large only
-        assert should_run(name, (huge, 0), {}) is True
+        size = SMALL_GRAPH[name]  # one traversal: large graphs only
+        assert size >= TRAVERSAL
+        assert isinstance(should_run(name, (nx.empty_graph(size - 1), 0), {}), str)
+        assert should_run(name, (nx.empty_graph(size), 0), {}) is True
+    mid = nx.empty_graph(TRAVERSAL - 1)
     assert isinstance(should_run("shortest_path_length", (mid, 0), {}), str)
     assert should_run("shortest_path_length", (mid,), {}) is True  # all pairs
     monkeypatch.setattr(nx.config.backend_priority, "algos", [HP])

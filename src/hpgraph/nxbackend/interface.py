@@ -19,10 +19,10 @@ from hpgraph.nxbackend import algorithms as _algorithms
 from hpgraph.nxbackend._info import FUNCTIONS
 from hpgraph.nxbackend.graph import BACKEND_NAME, BackendGraph, from_networkx, to_networkx
 
-__all__ = ["BackendInterface", "can_run", "should_run", "SMALL_GRAPH", "TRAVERSAL"]
+__all__ = ["BackendInterface", "can_run", "should_run", "SMALL_GRAPH", "TRAVERSAL", "COMPONENTS"]
 
 #: Below this many vertices NetworkX is faster than converting the graph and running
-#: hpgraph (measured: docs/networkx.md, "When hpgraph runs").
+#: hpgraph (measured: ``benchmarks/nxbackend_bench.py --crossover``, docs/networkx.md).
 SMALL_GRAPH = {
     "default": 100,
     "pagerank": 20,
@@ -32,23 +32,29 @@ SMALL_GRAPH = {
     "clustering": 50,
     "average_clustering": 50,
     "transitivity": 50,
-    "triangles": 150,
+    "triangles": 200,
 }
-#: One traversal (from one source, or over the whole graph for components) costs
-#: NetworkX about what reading the graph costs hpgraph: hpgraph's first call wins only
-#: on large graphs (1.3-3x at 65k vertices / 0.9M edges, below 1x at 3k vertices).
-TRAVERSAL = 20_000
+#: One traversal from one source costs NetworkX about what reading the graph costs
+#: hpgraph: hpgraph's first call wins only on larger graphs (1.3x at 10k vertices of
+#: degree 8, 2-3x at 65k vertices of degree 28).
+TRAVERSAL = 10_000
+#: Components also build a Python set per component, as NetworkX does: hpgraph's first
+#: call wins later still (0.7x at 30k vertices of degree 8, 1.6x at 65k of degree 28).
+COMPONENTS = 50_000
 for _name in (
     "bfs_edges",
     "bfs_tree",
     "single_source_shortest_path_length",
     "single_source_dijkstra_path_length",
+):
+    SMALL_GRAPH[_name] = TRAVERSAL
+for _name in (
     "connected_components",
     "number_connected_components",
     "weakly_connected_components",
     "number_weakly_connected_components",
 ):
-    SMALL_GRAPH[_name] = TRAVERSAL
+    SMALL_GRAPH[_name] = COMPONENTS
 del _name
 
 _SIGNATURES = {name: inspect.signature(getattr(_algorithms, name)) for name in FUNCTIONS}
