@@ -117,6 +117,18 @@ def _separate(pos, rad, mass, sweeps, tol):
     return sweeps
 
 
+def _exchange(peer, pos, new, offsets):
+    """One superstep: this peer's new rows ``new`` to every other peer, and every peer's
+    rows (``offsets``: the row ranges) into ``pos``."""
+    for q in range(peer.num_peers):
+        if q != peer.pid:
+            peer.send(q, new)
+    peer.sync()
+    pos[offsets[peer.pid] : offsets[peer.pid + 1]] = new
+    for src, block in peer.messages():
+        pos[offsets[src] : offsets[src + 1]] = block
+
+
 def _coarse_peer(peer, pos0, mass, rad, indptr, indices, w, k, gravity, temps):
     """Coarse FR, one node range per peer; every peer holds every position."""
     (kn, dim), P = pos0.shape, peer.num_peers
@@ -126,11 +138,5 @@ def _coarse_peer(peer, pos0, mass, rad, indptr, indices, w, k, gravity, temps):
     pos[:, :dim] = pos0
     for t in temps:
         new = _coarse_step(pos, dim, mass, rad, lo, hi, indptr, indices, w, k, gravity, t)
-        for q in range(P):
-            if q != peer.pid:
-                peer.send(q, new)
-        peer.sync()
-        pos[lo:hi] = new
-        for src, block in peer.messages():
-            pos[offsets[src] : offsets[src + 1]] = block
+        _exchange(peer, pos, new, offsets)
     return pos[:, :dim].copy() if peer.pid == 0 else None

@@ -14,6 +14,7 @@ import math
 import numpy as np
 from numba import njit
 
+from hpgraph.algorithms.community_layout.coarse import _exchange
 from hpgraph.algorithms.layout import _Progress
 from hpgraph.config import NUMBA_FLAGS
 
@@ -139,13 +140,7 @@ def _refine_peer(peer, pos0, indptr, indices, k, temps, tscale, ncell, progress)
         cell, cnt, sums = _cell_sums(pos, dim, ncell)
         new = _refine_step(pos, dim, lo, hi, indptr, indices, k, t, tscale, ncell, cell, cnt, sums)
         del cell, cnt, sums
-        for q in range(P):
-            if q != peer.pid:
-                peer.send(q, new)
-        peer.sync()
-        pos[lo:hi] = new
-        for src, block in peer.messages():
-            pos[offsets[src] : offsets[src + 1]] = block
+        _exchange(peer, pos, new, offsets)
         if show is not None:
             show.update(it + 1)
     if show is not None:
