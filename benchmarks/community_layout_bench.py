@@ -150,7 +150,7 @@ def main():
     )
     report("hpgraph community_layout", g, positions(res), comm, t)
     if a.png:
-        from hpgraph.algorithms.layout import plot_layout
+        from hpgraph.viz.layout_plot import plot_layout
 
         plot_layout(res, a.png, communities=comm % 20, edges=g.n <= 20_000)
     if a.flat:

@@ -27,6 +27,7 @@ from hpgraph.graph import Graph
 
 # the module itself: the package re-exports the function under the same name
 L = importlib.import_module("hpgraph.algorithms.layout")
+BH = importlib.import_module("hpgraph.algorithms.layout.barnes_hut")
 
 
 def geometric(n, degree, seed):
@@ -52,7 +53,7 @@ def hp_bytes_per_vertex(g, res, peers):
     n, dim = x.shape
     p3 = np.zeros((n, 3))
     p3[:, :dim] = x
-    _, _, nn, _, _ = L._bh_build(p3, dim, 0.8)
+    _, _, nn, _, _ = BH._bh_build(p3, dim, 0.8)
     # per peer: its positions, the 3-wide copy, Morton keys + the radix sort's 4 arrays,
     # Morton-ordered positions, the slot map; tree nodes (int row, float row, size)
     per_peer = n * (8 * dim + 24 + 40 + 24 + 8) + nn * (48 + 64 + 8)

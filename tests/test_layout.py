@@ -13,10 +13,11 @@ import pytest
 from scipy.spatial import cKDTree
 
 from conftest import MPIEXEC, NO_MPI, SEED, make_shape, run_mpi
-from hpgraph.algorithms.layout import BOX_HI, BOX_LO, layout, layout_quality, plot_layout
+from hpgraph.algorithms.layout import BOX_HI, BOX_LO, layout, layout_quality
 from hpgraph.errors import InvalidArgumentError, InvalidGraphError
 from hpgraph.generators import complete_graph, cycle_graph, grid_2d
 from hpgraph.graph import Graph
+from hpgraph.viz.layout_plot import plot_layout
 
 SHAPES = ["empty", "single", "single_loop", "path", "star_isolated", "multi_loops",
           "components", "random", "dense"]  # fmt: skip
