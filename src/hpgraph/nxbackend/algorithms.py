@@ -15,6 +15,7 @@ PageRank run the order-keeping kernels of :mod:`hpgraph.nxbackend._kernels`.
 
 from __future__ import annotations
 
+import gc
 import math
 
 import networkx as nx
@@ -241,14 +242,23 @@ def shortest_path_length(G, source=None, target=None, weight=None, method="dijks
 
 # ------------------------------------------------------------------ components
 def _component_sets(G):
-    label = hp.wcc(G.hp_graph(), threads=G.threads)[
-        "component"
-    ]  # smallest member: NetworkX's order
+    label = hp.wcc(G.hp_graph(), threads=G.threads)["component"]  # smallest member first
     _, rank = np.unique(label, return_inverse=True)
-    buckets = [[] for _ in range(int(rank.max(initial=-1)) + 1)]
-    for v, r in zip(G.nodes, rank.tolist(), strict=True):
-        buckets[r].append(v)
-    return (set(b) for b in buckets)
+    # Hundreds of thousands of new lists and sets would set off the cyclic garbage
+    # collector over and over, and each full pass walks the whole NetworkX graph (seconds
+    # at 1M vertices): none of these objects can form a cycle, so it waits.
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        buckets = [[] for _ in range(int(rank.max(initial=-1)) + 1)]
+        for v, r in zip(G.nodes, rank.tolist(), strict=True):
+            buckets[r].append(v)
+        sets = [set(b) for b in buckets]
+        del buckets
+    finally:
+        if paused:
+            gc.enable()
+    return (c for c in sets)
 
 
 def _component_count(G) -> int:
