@@ -3,6 +3,8 @@
 graph.
 
     python benchmarks/nxbackend_bench.py [--scale 20] [--nx-scale 16] [--k 64] [--seed 1]
+    python benchmarks/nxbackend_bench.py --crossover    # where should_run lets hpgraph run
+    python benchmarks/nxbackend_bench.py --scale 20 --hpgraph-only   # hpgraph's side alone
 
 Graph: the Graph500 Kronecker graph (``hp.generators.kronecker_edges``, edge factor 16:
 ``2**scale`` vertices, ``16 * 2**scale`` generated edges, so scale 20 is the 1M-vertex /
@@ -144,6 +146,46 @@ def run(scale, nx_too, k, seed, threads, weighted=True):
     return m, rows
 
 
+def crossover(sizes=(25, 50, 100, 200, 400, 1000, 3000, 10000, 30000)):
+    """NetworkX's time over hpgraph's first call (conversion included) on G(n, 4n), best
+    of 3: where hpgraph starts to pay (``should_run``'s thresholds)."""
+    import networkx as nx
+
+    nx.config.warnings_to_ignore.add("cache")
+    fs = {
+        "pagerank": lambda G, **b: nx.pagerank(G, **b),
+        "components": lambda G, **b: list(nx.connected_components(G, **b)),
+        "sssp_length": lambda G, **b: nx.single_source_shortest_path_length(G, 0, **b),
+        "betweenness": lambda G, **b: nx.betweenness_centrality(G, k=min(len(G), 64), seed=1, **b),
+        "clustering": lambda G, **b: nx.clustering(G, **b),
+        "triangles": lambda G, **b: nx.triangles(G, **b),
+    }
+
+    def best(f):
+        out = []
+        for _ in range(3):
+            out.append(timed(f)[1])
+        return min(out)
+
+    W = nx.gnm_random_graph(300, 1200, seed=1)
+    for f in fs.values():  # warm-up (JIT caches)
+        f(W, backend="hpgraph")
+    print("\nNetworkX time / hpgraph first call, G(n, 4n):")
+    print(f"{'n':>7s} " + " ".join(f"{k:>12s}" for k in fs))
+    for n in sizes:
+        G = nx.gnm_random_graph(n, 4 * n, seed=1)
+        row = []
+        for f in fs.values():
+            t_nx = best(lambda f=f, G=G: f(G))
+
+            def first(f=f, G=G):
+                G.__networkx_cache__.clear()
+                f(G, backend="hpgraph")
+
+            row.append(t_nx / best(first))
+        print(f"{n:7d} " + " ".join(f"{r:12.2f}" for r in row), flush=True)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--scale", type=int, default=20)
@@ -156,7 +198,12 @@ def main(argv=None):
         action="store_true",
         help="weights on the --scale graph too (scale 20 then needs about 10 GiB)",
     )
+    p.add_argument("--crossover", action="store_true", help="only the small-graph crossover")
+    p.add_argument("--hpgraph-only", action="store_true", help="only hpgraph, at --scale")
     args = p.parse_args(argv)
+    if args.crossover:
+        crossover()
+        return
 
     import networkx as nx
 
@@ -165,6 +212,10 @@ def main(argv=None):
     print(f"networkx {nx.__version__}, hpgraph {hpgraph.__version__}")
     # warm-up: compile (or load from numba's cache) every kernel on a small graph
     run(8, False, 4, args.seed, args.threads)
+    if args.hpgraph_only:  # the big graph alone (run under the shared lock)
+        run(args.scale, False, args.k, args.seed, args.threads, args.big_weights)
+        print(f"max RSS {rss_gib():.1f} GiB")
+        return
     m_small, small = run(args.nx_scale, True, args.k, args.seed, args.threads)
     if args.scale != args.nx_scale:
         m_big, big = run(args.scale, False, args.k, args.seed, args.threads, args.big_weights)
