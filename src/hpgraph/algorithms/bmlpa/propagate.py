@@ -285,26 +285,9 @@ def _propagate(
                     nb = 0
                     for t in range(m):
                         c = touched[t]
-                        x = score[c]
+                        nb = _keep_top(blab, bsc, nb, cap, c, score[c])
                         score[c] = 0.0
-                        if nb == cap and (
-                            x < bsc[nb - 1] or (x == bsc[nb - 1] and c > blab[nb - 1])
-                        ):
-                            continue
-                        j = nb if nb < cap else cap - 1
-                        while j > 0 and (bsc[j - 1] < x or (bsc[j - 1] == x and blab[j - 1] > c)):
-                            bsc[j] = bsc[j - 1]
-                            blab[j] = blab[j - 1]
-                            j -= 1
-                        bsc[j] = x
-                        blab[j] = c
-                        if nb < cap:
-                            nb += 1
-                    order = np.argsort(blab[:cap]) if cap > 24 else _small_order(blab, cap)
-                    for t in range(cap):
-                        klab[t] = blab[order[t]]
-                        ksc[t] = bsc[order[t]]
-                    m = cap
+                    m = _by_label(blab, bsc, cap, klab, ksc)
                 else:
                     touched[:m].sort()
                     for t in range(m):
@@ -313,27 +296,11 @@ def _propagate(
                         ksc[t] = score[c]
                         score[c] = 0.0
             if cap > 0 and m > cap:
-                # highest scores, ties to the smaller label: klab ascends, so a later label
-                # displaces only on a strictly higher score
+                # highest scores, ties to the smaller label
                 nb = 0
                 for t in range(m):
-                    s = ksc[t]
-                    if nb == cap and s <= bsc[nb - 1]:
-                        continue
-                    j = nb if nb < cap else cap - 1
-                    while j > 0 and bsc[j - 1] < s:
-                        bsc[j] = bsc[j - 1]
-                        blab[j] = blab[j - 1]
-                        j -= 1
-                    bsc[j] = s
-                    blab[j] = klab[t]
-                    if nb < cap:
-                        nb += 1
-                order = np.argsort(blab[:cap]) if cap > 24 else _small_order(blab, cap)
-                for t in range(cap):
-                    klab[t] = blab[order[t]]
-                    ksc[t] = bsc[order[t]]
-                m = cap
+                    nb = _keep_top(blab, bsc, nb, cap, klab[t], ksc[t])
+                m = _by_label(blab, bsc, cap, klab, ksc)
             total = 0.0
             for t in range(m):
                 total += ksc[t]
@@ -367,6 +334,32 @@ def _propagate(
         ocoef[:out].copy(),
         np.full(1, relabelled, dtype=np.int64),
     )
+
+
+@njit(**NUMBA_FLAGS)
+def _keep_top(blab, bsc, nb, cap, c, x):
+    """Offer label c of score x to the top-``cap`` buffer (``nb`` entries, by score
+    descending, ties to the smaller label); returns the new count."""
+    if nb == cap and (x < bsc[nb - 1] or (x == bsc[nb - 1] and c > blab[nb - 1])):
+        return nb
+    j = nb if nb < cap else cap - 1
+    while j > 0 and (bsc[j - 1] < x or (bsc[j - 1] == x and blab[j - 1] > c)):
+        bsc[j] = bsc[j - 1]
+        blab[j] = blab[j - 1]
+        j -= 1
+    bsc[j] = x
+    blab[j] = c
+    return nb + 1 if nb < cap else nb
+
+
+@njit(**NUMBA_FLAGS)
+def _by_label(blab, bsc, cap, klab, ksc):
+    """The full top-``cap`` buffer into klab/ksc, ascending by label; returns ``cap``."""
+    order = np.argsort(blab[:cap]) if cap > 24 else _small_order(blab, cap)
+    for t in range(cap):
+        klab[t] = blab[order[t]]
+        ksc[t] = bsc[order[t]]
+    return cap
 
 
 @njit(**NUMBA_FLAGS)
