@@ -40,14 +40,8 @@ import numpy as np
 from numba import njit
 
 from hpgraph.algorithms._common import check_graph
-from hpgraph.algorithms._peer import (
-    PeerProgress,
-    heap_pop,
-    heap_push,
-    heap_sift_up,
-    resolve_runtime,
-    resolve_weighted,
-)
+from hpgraph.algorithms._paths import dijkstra_settle
+from hpgraph.algorithms._peer import PeerProgress, resolve_runtime, resolve_weighted
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.engine.bsp import run_bsp
 from hpgraph.errors import InvalidArgumentError
@@ -86,39 +80,21 @@ def _bfs_rows(indptr, indices, sources, out, queue):
 
 
 @njit(**NUMBA_FLAGS)
-def _dijkstra_rows(indptr, indices, weights, sources, out, heap, pos, settled):
-    """out[i] = weighted distances from sources[i]; ``pos`` is -1 everywhere on entry and
-    is left so."""
+def _dijkstra_rows(indptr, indices, weights, sources, out, heap, pos, settled, sigma):
+    """out[i] = weighted distances from sources[i] (the shared core; ``sigma`` is its
+    path-count scratch, unread here); ``pos`` is -1 everywhere on entry and is left so."""
     for i in range(sources.shape[0]):
-        s = sources[i]
         dist = out[i]
         dist[:] = np.inf
-        dist[s] = 0.0
-        size = heap_push(heap, pos, dist, 0, s)
-        cnt = 0
-        while size > 0:
-            u, size = heap_pop(heap, pos, dist, size)
-            settled[cnt] = u
-            cnt += 1
-            du = dist[u]
-            for k in range(indptr[u], indptr[u + 1]):
-                x = indices[k]
-                if pos[x] == -2:
-                    continue
-                nd = du + weights[k]
-                if nd < dist[x]:
-                    dist[x] = nd
-                    if pos[x] < 0:
-                        size = heap_push(heap, pos, dist, size, x)
-                    else:
-                        heap_sift_up(heap, pos, dist, pos[x])
+        cnt = dijkstra_settle(indptr, indices, weights, sources[i], dist, sigma, settled, heap, pos)
         for j in range(cnt):
             pos[settled[j]] = -1
 
 
 class _Rows:
     """One peer's search state (O(n): a queue, or heap + positions + settled list, 4 B
-    per vertex each) and the kernel that fills a block of rows."""
+    per vertex each, and the path counts, 8 B) and the kernel that fills a block of
+    rows."""
 
     def __init__(self, csr):
         self.indptr, self.indices, self.weights = csr
@@ -128,6 +104,7 @@ class _Rows:
         if self.weights is not None:
             self.heap = np.empty(n, dtype=it)
             self.pos = np.full(n, -1, dtype=it)
+            self.sigma = np.empty(n, dtype=np.float64)
 
     def fill(self, sources, out):
         if self.weights is None:
@@ -135,7 +112,7 @@ class _Rows:
         else:
             _dijkstra_rows(
                 self.indptr, self.indices, self.weights, sources, out, self.heap, self.pos,
-                self.queue,
+                self.queue, self.sigma,
             )  # fmt: skip
 
 

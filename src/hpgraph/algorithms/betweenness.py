@@ -47,14 +47,8 @@ import numpy as np
 from numba import njit
 
 from hpgraph.algorithms._common import check_graph
-from hpgraph.algorithms._peer import (
-    PeerProgress,
-    heap_pop,
-    heap_push,
-    heap_sift_up,
-    resolve_runtime,
-    resolve_weighted,
-)
+from hpgraph.algorithms._paths import dijkstra_settle
+from hpgraph.algorithms._peer import PeerProgress, resolve_runtime, resolve_weighted
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.engine.bsp import run_bsp
 from hpgraph.errors import InvalidArgumentError
@@ -129,31 +123,7 @@ def _brandes_dijkstra(
     edges = ebc.shape[0] > 0
     one = 1.0 if endpoints else 0.0
     for s in sources:
-        dist[s] = 0.0
-        sigma[s] = 1.0
-        size = heap_push(heap, pos, dist, 0, s)
-        cnt = 0
-        while size > 0:
-            u, size = heap_pop(heap, pos, dist, size)
-            stack[cnt] = u
-            cnt += 1
-            du = dist[u]
-            su = sigma[u]
-            for k in range(indptr[u], indptr[u + 1]):
-                x = indices[k]
-                if pos[x] == -2:
-                    continue
-                nd = du + weights[k]
-                dx = dist[x]
-                if nd < dx:
-                    dist[x] = nd
-                    sigma[x] = su
-                    if pos[x] < 0:
-                        size = heap_push(heap, pos, dist, size, x)
-                    else:
-                        heap_sift_up(heap, pos, dist, pos[x])
-                elif nd == dx:
-                    sigma[x] += su
+        cnt = dijkstra_settle(indptr, indices, weights, s, dist, sigma, stack, heap, pos)
         for i in range(cnt - 1, -1, -1):
             w = stack[i]
             dw = dist[w]
