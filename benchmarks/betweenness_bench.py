@@ -31,9 +31,9 @@ def timed(fn):
 
 def simple_edges(g):
     """Each undirected edge once, parallel edges and self-loops dropped."""
-    from hpgraph.algorithms.betweenness import _simple_csr
+    from hpgraph.graph.views import collapsed_view
 
-    ip, ix, _ = _simple_csr(g, False)
+    ip, ix, _ = collapsed_view(g, weighted=False)
     src = np.repeat(np.arange(g.n, dtype=np.int64), np.diff(ip))
     dst = ix.astype(np.int64)
     keep = src < dst
@@ -85,7 +85,7 @@ def bench_betweenness(args):
             f"(spread {np.ptp(ratio) / np.median(ratio):.1e})",
         )
     report("betweenness, k sources", rows, t_hp)
-    copy = g.derived(("simple_csr", False), lambda: None)
+    copy = g.derived(("views.collapsed", False), lambda: None)
     print(f"hpgraph state per peer: 32 B per vertex (dist int32, sigma, coefficient, result "
           f"float64, stack int32) = {32 * g.n / 2**20:.1f} MiB; collapsed graph copy "
           f"{(copy[0].nbytes + copy[1].nbytes) / 2**20:.1f} MiB")  # fmt: skip

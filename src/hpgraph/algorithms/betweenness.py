@@ -52,6 +52,7 @@ from hpgraph.algorithms._peer import PeerProgress, resolve_runtime, resolve_weig
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.engine.bsp import run_bsp
 from hpgraph.errors import InvalidArgumentError
+from hpgraph.graph.views import collapsed_view
 from hpgraph.result import VertexResult
 
 __all__ = ["betweenness", "edge_betweenness", "EdgeResult"]
@@ -147,39 +148,7 @@ def _brandes_dijkstra(
             pos[stack[i]] = -1
 
 
-# ------------------------------------------------------------------ parallel edges
-@njit(**NUMBA_FLAGS)
-def _has_parallel(indptr, indices):
-    for v in range(indptr.shape[0] - 1):
-        for k in range(indptr[v] + 1, indptr[v + 1]):
-            if indices[k] == indices[k - 1]:
-                return True
-    return False
-
-
-@njit(**NUMBA_FLAGS)
-def _collapse(indptr, indices, weights, has_w):
-    """One edge per group of parallel edges (rows are sorted, so groups are adjacent),
-    with the group's smallest weight."""
-    n = indptr.shape[0] - 1
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    idx = np.empty(indices.shape[0], dtype=indices.dtype)
-    w = np.empty(indices.shape[0] if has_w else 0, dtype=np.float64)
-    j = 0
-    for v in range(n):
-        for k in range(indptr[v], indptr[v + 1]):
-            if k > indptr[v] and indices[k] == indices[k - 1]:
-                if has_w and weights[k] < w[j - 1]:
-                    w[j - 1] = weights[k]
-                continue
-            idx[j] = indices[k]
-            if has_w:
-                w[j] = weights[k]
-            j += 1
-        ptr[v + 1] = j
-    return ptr, idx[:j].copy(), w[: j if has_w else 0].copy()
-
-
+# ------------------------------------------------------------------ edge output
 @njit(**NUMBA_FLAGS)
 def _edge_output(indptr, indices, weights, has_w, cptr, cidx, val, directed):
     """Per stored edge of the input (an undirected edge once, from its smaller end):
@@ -232,19 +201,6 @@ def _edge_output(indptr, indices, weights, has_w, cptr, cidx, val, directed):
             k = end
             c += 1
     return src, dst, out
-
-
-def _simple_csr(graph, use_w):
-    """(indptr, indices, weights or an empty array) with parallel edges collapsed; the
-    graph's own arrays when it has none. Cached on the graph."""
-
-    def build():
-        w = graph.weights if use_w else np.empty(0, dtype=np.float64)
-        if not _has_parallel(graph.indptr, graph.indices):
-            return graph.indptr, graph.indices, w
-        return _collapse(graph.indptr, graph.indices, w, use_w)
-
-    return graph.derived(("simple_csr", use_w), build)
 
 
 # ------------------------------------------------------------------ the BSP program
@@ -366,7 +322,7 @@ def _run(graph, k, seed, sources, weighted, endpoints, threads, runtime, progres
     runtime, threads = resolve_runtime(runtime, threads)
     use_w = resolve_weighted(graph, weighted, what, positive=True)
     srcs, kk = _sources(graph, k, seed, sources)
-    csr = _simple_csr(graph, use_w)
+    csr = collapsed_view(graph, weighted=use_w)
     size = csr[1].shape[0] if edges else graph.n
     meta = {
         "sources": int(srcs.size),

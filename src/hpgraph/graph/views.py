@@ -9,6 +9,9 @@
   caller caches what it keeps.
 - :func:`locality_view`: the simple view renumbered in breadth-first order from the
   largest degree, for kernels whose reads follow the edges (BMLPA).
+- :func:`collapsed_view`: the graph as it is (directions and self-loops kept) with each
+  group of parallel edges collapsed to one, of the group's smallest weight: the graph's
+  own arrays when it has none. Betweenness reads it.
 
 The rows are merged from the out- and in-edges of the graph (one pass, no symmetrised
 copy), skipping loops and repeats.
@@ -21,7 +24,7 @@ from numba import njit
 
 from hpgraph.config import NUMBA_FLAGS
 
-__all__ = ["simple_view", "simple_rows", "locality_view", "rows_in_order"]
+__all__ = ["simple_view", "simple_rows", "locality_view", "rows_in_order", "collapsed_view"]
 
 
 @njit(**NUMBA_FLAGS, inline="always")
@@ -181,3 +184,49 @@ def locality_view(graph):
 
 
 # --------------------------------------------------------------------------- rough cores
+
+
+@njit(**NUMBA_FLAGS)
+def _has_parallel(indptr, indices):
+    for v in range(indptr.shape[0] - 1):
+        for k in range(indptr[v] + 1, indptr[v + 1]):
+            if indices[k] == indices[k - 1]:
+                return True
+    return False
+
+
+@njit(**NUMBA_FLAGS)
+def _collapse(indptr, indices, weights, has_w):
+    """One edge per group of parallel edges (rows are sorted, so groups are adjacent),
+    with the group's smallest weight."""
+    n = indptr.shape[0] - 1
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    idx = np.empty(indices.shape[0], dtype=indices.dtype)
+    w = np.empty(indices.shape[0] if has_w else 0, dtype=np.float64)
+    j = 0
+    for v in range(n):
+        for k in range(indptr[v], indptr[v + 1]):
+            if k > indptr[v] and indices[k] == indices[k - 1]:
+                if has_w and weights[k] < w[j - 1]:
+                    w[j - 1] = weights[k]
+                continue
+            idx[j] = indices[k]
+            if has_w:
+                w[j] = weights[k]
+            j += 1
+        ptr[v + 1] = j
+    return ptr, idx[:j].copy(), w[: j if has_w else 0].copy()
+
+
+def collapsed_view(graph, *, weighted: bool):
+    """(indptr, indices, weights or an empty array) with parallel edges collapsed to
+    their smallest weight (``weighted``) or to one edge; the graph's own arrays when it
+    has none. Cached on the graph."""
+
+    def build():
+        w = graph.weights if weighted else np.empty(0, dtype=np.float64)
+        if not _has_parallel(graph.indptr, graph.indices):
+            return graph.indptr, graph.indices, w
+        return _collapse(graph.indptr, graph.indices, w, weighted)
+
+    return graph.derived(("views.collapsed", weighted), build)
