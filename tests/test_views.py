@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from conftest import SHAPE_CASES, make_shape
+from hpgraph.graph import Graph
 from hpgraph.graph.views import locality_view, simple_rows, simple_view
 
 
@@ -47,3 +48,16 @@ def test_locality_view_is_a_renumbering_of_the_simple_view(shape):
         assert lx[lp[i] : lp[i + 1]].tolist() == rank[ix[ip[v] : ip[v + 1]]].tolist()
     if n:
         assert order[0] == int(np.argmax(np.diff(ip)))  # breadth-first from the top degree
+
+
+def test_check_weights_names_the_first_bad_edge():
+    from hpgraph.errors import InvalidGraphError
+    from hpgraph.graph.views import check_weights
+
+    ids = np.array(["a", "b", "c"], dtype=object)
+    g = Graph.from_edges([0, 1, 2], [1, 2, 0], weights=[1.0, 0.0, -2.0], ids=ids)
+    check_weights(Graph.from_edges([0], [1]), "k")  # no weights: passes
+    with pytest.raises(InvalidGraphError, match=r"k needs finite, non-negative .* 'c' -> 'a'"):
+        check_weights(g, "k")
+    with pytest.raises(InvalidGraphError, match=r"positive edge weights; edge 'b' -> 'c'.*hops"):
+        check_weights(g, "k", positive=True, hint=" (count hops)")

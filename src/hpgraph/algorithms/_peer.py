@@ -9,7 +9,8 @@ import numpy as np
 from numba import njit
 
 from hpgraph.config import NUMBA_FLAGS
-from hpgraph.errors import InvalidArgumentError, InvalidGraphError
+from hpgraph.errors import InvalidArgumentError
+from hpgraph.graph.views import check_weights
 
 __all__ = [
     "heap_sift_up",
@@ -106,16 +107,6 @@ def resolve_weighted(graph, weighted, what, *, positive):
         weighted = graph.weights is not None
     elif weighted and graph.weights is None:
         raise InvalidArgumentError(f"{what}: weighted=True but the graph has no edge weights")
-    if weighted and graph.weights.size:
-        w = graph.weights
-        bad = ~np.isfinite(w) | ((w <= 0) if positive else (w < 0))
-        if bad.any():
-            k = int(np.flatnonzero(bad)[0])
-            u = int(np.searchsorted(graph.indptr, k, side="right") - 1)
-            a, b = graph.user_ids()[[u, int(graph.indices[k])]].tolist()
-            need = "positive" if positive else "non-negative"
-            raise InvalidGraphError(
-                f"{what} needs finite, {need} edge weights; edge {a!r} -> {b!r} has weight "
-                f"{float(w[k])!r} (pass weighted=False to count hops)"
-            )
+    if weighted:
+        check_weights(graph, what, positive=positive, hint=" (pass weighted=False to count hops)")
     return bool(weighted)

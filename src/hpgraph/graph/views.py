@@ -9,6 +9,8 @@
   caller caches what it keeps.
 - :func:`locality_view`: the simple view renumbered in breadth-first order from the
   largest degree, for kernels whose reads follow the edges (BMLPA).
+- :func:`check_weights`: the weight check of the kernels that need finite, non-negative
+  (or positive) weights, naming the first bad edge in the input's ids.
 - :func:`collapsed_view`: the graph as it is (directions and self-loops kept) with each
   group of parallel edges collapsed to one, of the group's smallest weight: the graph's
   own arrays when it has none. Betweenness reads it.
@@ -24,7 +26,14 @@ from numba import njit
 
 from hpgraph.config import NUMBA_FLAGS
 
-__all__ = ["simple_view", "simple_rows", "locality_view", "rows_in_order", "collapsed_view"]
+__all__ = [
+    "simple_view",
+    "simple_rows",
+    "locality_view",
+    "rows_in_order",
+    "collapsed_view",
+    "check_weights",
+]
 
 
 @njit(**NUMBA_FLAGS, inline="always")
@@ -230,3 +239,24 @@ def collapsed_view(graph, *, weighted: bool):
         return _collapse(graph.indptr, graph.indices, w, weighted)
 
     return graph.derived(("views.collapsed", weighted), build)
+
+
+def check_weights(graph, what: str, *, positive: bool = False, hint: str = ""):
+    """Raise :class:`~hpgraph.errors.InvalidGraphError` naming the first edge whose weight
+    is not finite and non-negative (``positive``: not finite and > 0); ``hint`` ends the
+    message. A graph without weights passes."""
+    from hpgraph.errors import InvalidGraphError
+
+    w = graph.weights
+    if w is None or w.size == 0:
+        return
+    bad = ~np.isfinite(w) | ((w <= 0) if positive else (w < 0))
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        u = int(np.searchsorted(graph.indptr, k, side="right") - 1)
+        a, b = graph.user_ids()[[u, int(graph.indices[k])]].tolist()  # Python values
+        need = "positive" if positive else "non-negative"
+        raise InvalidGraphError(
+            f"{what} needs finite, {need} edge weights; edge {a!r} -> {b!r} has weight "
+            f"{float(w[k])!r}{hint}"
+        )
