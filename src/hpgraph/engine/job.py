@@ -1,6 +1,6 @@
 """Running a vertex program: the superstep loop (compute -> deliver -> barrier).
 
-The loop is written once, against :class:`~hpgraph.runtimes.base.Runtime`; the compiled
+The loop is written once, against :class:`~hpgraph.engine.contract.Runtime`; the compiled
 kernels come from :mod:`hpgraph.engine.codegen`. Per job it allocates, per vertex: the
 value, one message slot in and one out, three state bytes, three int32 list entries and
 the local degree (about 43 B for float64 values and messages, see docs/engine.md); per
@@ -29,12 +29,12 @@ from hpgraph.engine.context import (
     VertexContext,
     describe,
 )
+from hpgraph.engine.contract import resolve
 from hpgraph.engine.program import VertexProgram
 from hpgraph.engine.stats import JobStats, SuperstepStats
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph.csr import Graph
 from hpgraph.graph.partition import local_degrees
-from hpgraph.runtimes import get_runtime
 
 __all__ = ["run", "JobResult", "MasterContext"]
 
@@ -120,8 +120,7 @@ def run(
     param_values = program.param_array(params)
     value = _initial_values(program, graph, values)
 
-    own_runtime = runtime is None or isinstance(runtime, str)
-    rt = get_runtime(runtime, threads)
+    rt, own_runtime = resolve(runtime, threads, "vertex")
     try:
         return _Job(program, graph, rt, value, param_values).loop(max_supersteps, master, progress)
     finally:

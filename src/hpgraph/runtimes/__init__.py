@@ -1,26 +1,70 @@
-"""Runtimes: how the parts of a BSP job run and talk (see :mod:`hpgraph.runtimes.base`).
+"""Runtimes: how the parts of a BSP job run and talk (the contract:
+:mod:`hpgraph.engine.contract`).
 
 ``local`` (threads, the default), ``mpi`` (one part per rank, or ranks x threads; import
 on use) and ``hama`` (Apache Hama's distributed model, for comparison: ZooKeeper barrier
 and TCP messages; the peer-level API only, see :mod:`hpgraph.runtimes.hama`).
+
+:func:`resolve_runtime` is the one place a runtime is made from a name; importing this
+package installs it as the engine's resolver. ``threads`` is threads per process
+everywhere: the local runtime's threads, MPI's threads per rank.
 """
 
+from hpgraph.engine.contract import install_resolver
+from hpgraph.errors import InvalidArgumentError
 from hpgraph.runtimes.base import Runtime
 from hpgraph.runtimes.local import LocalRuntime
 
-__all__ = ["Runtime", "LocalRuntime", "get_runtime"]
+__all__ = ["Runtime", "LocalRuntime", "get_runtime", "resolve_runtime", "RUNTIMES"]
+
+#: runtime names by API: the vertex engine's, and the peer-level API's
+RUNTIMES = {"vertex": ("local", "mpi"), "bsp": ("local", "mpi", "hama")}
 
 
-def get_runtime(runtime=None, threads=None) -> Runtime:
-    """A runtime from a name (``"local"``), an instance, or the default (local)."""
-    from hpgraph.errors import InvalidArgumentError
+def _named(runtime, name: str) -> bool:
+    return runtime == name or getattr(runtime, "name", None) == name
 
+
+def resolve_runtime(runtime=None, threads=None, api: str = "vertex"):
+    """``(runtime, owned)`` for a name (``"local"``, ``"mpi"``, ``"hama"`` on the peer
+    API), an instance (used as is, ``owned`` False) or None (the local runtime).
+    ``threads``: threads per process (``api="bsp"``: the peers; on MPI one per rank).
+    The caller closes an owned runtime."""
+    if api not in RUNTIMES:
+        raise InvalidArgumentError(f"api must be one of {', '.join(RUNTIMES)}, got {api!r}")
+    if api == "bsp":
+        if runtime in (None, "local"):
+            return LocalRuntime(threads), True
+        if isinstance(runtime, LocalRuntime):
+            return runtime, False
+        if _named(runtime, "mpi"):
+            from hpgraph.runtimes.mpi import MPIRuntime
+
+            if isinstance(runtime, MPIRuntime):
+                return runtime, False
+            return MPIRuntime(), True  # one peer per rank
+        if _named(runtime, "hama"):
+            from hpgraph.runtimes.hama import HamaRuntime
+
+            if isinstance(runtime, HamaRuntime):
+                return runtime, False
+            return HamaRuntime(), True
+        raise InvalidArgumentError(f"run_bsp does not support runtime {runtime!r}")
     if isinstance(runtime, Runtime):
-        return runtime
+        return runtime, False
     if runtime in (None, "local"):
-        return LocalRuntime(threads)
+        return LocalRuntime(threads), True
     if runtime == "mpi":
         from hpgraph.runtimes.mpi import MPIRuntime
 
-        return MPIRuntime(threads=threads or 1)  # threads per rank: hybrid ranks x threads
+        return MPIRuntime(threads=threads or 1), True  # threads per rank: ranks x threads
     raise InvalidArgumentError(f"unknown runtime {runtime!r}; available: 'local', 'mpi'")
+
+
+def get_runtime(runtime=None, threads=None) -> Runtime:
+    """A vertex-engine runtime from a name (``"local"``), an instance, or the default
+    (local); :func:`resolve_runtime` without the ownership flag."""
+    return resolve_runtime(runtime, threads, "vertex")[0]
+
+
+install_resolver(resolve_runtime)

@@ -633,6 +633,13 @@ class HamaRuntime:
         self.zookeeper = zookeeper
         self.barrier_timeout = barrier_timeout
 
+    def run_bsp(self, program, args=(), peers=None):
+        """``peers`` task processes (default :data:`hpgraph.config.DEFAULT_THREADS`)."""
+        return run_bsp_hama(program, peers=peers, args=args, runtime=self)
+
+    def close(self):
+        """Nothing held between jobs (each job starts and ends its own tasks)."""
+
     def __repr__(self):
         return f"HamaRuntime(zookeeper={self.zookeeper!r})"
 
@@ -641,12 +648,12 @@ def run_bsp_hama(program, peers=None, args=(), runtime=None):
     """:func:`~hpgraph.engine.run_bsp` on the hama runtime: ``peers`` task processes
     (default: :data:`hpgraph.config.DEFAULT_THREADS`); every task's result comes back."""
     from hpgraph.config import DEFAULT_THREADS
-    from hpgraph.engine.bsp import BSPResult, _merge
+    from hpgraph.engine.bsp import BSPResult, merge_peer_stats
 
     rt = runtime if isinstance(runtime, HamaRuntime) else HamaRuntime()
     t0 = time.perf_counter()
     out = launch(program, DEFAULT_THREADS if peers is None else peers, args,
                  zookeeper=rt.zookeeper, barrier_timeout=rt.barrier_timeout)  # fmt: skip
-    stats = _merge([s for _, s in out], "hama")
+    stats = merge_peer_stats([s for _, s in out], "hama")
     stats.total_s = time.perf_counter() - t0
     return BSPResult(results=[r for r, _ in out], stats=stats)

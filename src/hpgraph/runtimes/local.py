@@ -8,11 +8,13 @@ needed. Message exchange is free: a receiver reads the sender's value in place.
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 from hpgraph import config
-from hpgraph.errors import InvalidArgumentError
+from hpgraph.engine.bsp import BSPResult, Peer, PeerStopped, merge_peer_stats
+from hpgraph.errors import InvalidArgumentError, RuntimeErrorInJob
 from hpgraph.graph.partition import range_partition
 from hpgraph.runtimes.base import Runtime
 
@@ -23,6 +25,35 @@ def _timed(fn, args):
     t0 = time.perf_counter()
     out = fn(*args)
     return out, time.perf_counter() - t0
+
+
+class _LocalExchange:
+    """Mailboxes in shared memory, double-buffered by superstep parity so one barrier
+    per superstep suffices: what is sent in superstep s is read right after barrier s,
+    before any peer can write the same buffer again in s + 2."""
+
+    def __init__(self, peers):
+        self.peers = peers
+        self.barrier = threading.Barrier(peers)
+        self.boxes = [[[[] for _ in range(peers)] for _ in range(peers)] for _ in range(2)]
+
+    def post(self, parity, src, dst, payload):
+        self.boxes[parity][src][dst].append(payload)
+
+    def sync(self, pid, parity):
+        """(barrier seconds, communication seconds, [(sender, payload), ...])."""
+        t0 = time.perf_counter()
+        try:
+            self.barrier.wait()
+        except threading.BrokenBarrierError:
+            raise PeerStopped("another peer failed; this peer stopped") from None
+        t1 = time.perf_counter()
+        out = []
+        for src in range(self.peers):
+            box = self.boxes[parity][src][pid]
+            out.extend((src, p) for p in box)
+            box.clear()
+        return t1 - t0, time.perf_counter() - t1, out
 
 
 class LocalRuntime(Runtime):
@@ -53,6 +84,35 @@ class LocalRuntime(Runtime):
             return [_timed(fn, args_of_part(0))]
         futures = [self._pool.submit(_timed, fn, args_of_part(p)) for p in self.local_parts]
         return [f.result() for f in futures]  # re-raises a part's exception here
+
+    def run_bsp(self, program, args, peers=None):
+        """One peer per part (thread); ``peers`` was fixed when this runtime was made."""
+        n = self.num_parts
+        exchange = _LocalExchange(n)
+        peer_objs = [Peer(p, exchange) for p in range(n)]
+        failures = {}
+
+        def body(p):
+            try:
+                return program(peer_objs[p], *args)
+            except BaseException as exc:  # stop the others at their next barrier
+                if not isinstance(exc, PeerStopped):
+                    failures[p] = exc
+                exchange.barrier.abort()
+                raise
+
+        t0 = time.perf_counter()
+        try:
+            results = [r for r, _ in self.run_parts(body, lambda p: (p,))]
+        except BaseException:
+            first = min(failures) if failures else None
+            if first is None:
+                raise
+            exc = failures[first]
+            raise RuntimeErrorInJob(f"peer {first} failed: {type(exc).__name__}: {exc}") from exc
+        stats = merge_peer_stats([p.stats for p in peer_objs], self.name)
+        stats.total_s = time.perf_counter() - t0
+        return BSPResult(results=results, stats=stats)
 
     def close(self):
         if self._pool is not None:
