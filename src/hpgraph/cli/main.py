@@ -19,6 +19,7 @@ from hpgraph._version import __version__
 from hpgraph.cli import bench as _bench
 from hpgraph.cli import communities as _communities
 from hpgraph.cli import graphs as _graphs
+from hpgraph.cli import rdf as _rdf
 from hpgraph.cli import run as _run
 from hpgraph.cli._common import CommandFailed, State
 
@@ -141,6 +142,8 @@ for _command in (
     _bench.bench,
     _bench.cbench,
     _bench.demo,
+    _rdf.rdf,
+    _rdf.sparql,
 ):
     cli.add_command(_command)
 

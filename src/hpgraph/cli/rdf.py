@@ -1,0 +1,69 @@
+"""``hpgraph rdf load`` and ``hpgraph sparql``: building an RDF store and querying it."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import click
+
+__all__ = ["rdf", "sparql"]
+
+
+@click.group(short_help="RDF stores: load N-Triples / Turtle into a store directory.")
+def rdf():
+    """RDF data: ``hpgraph rdf load DATA -o STORE``; query it with ``hpgraph sparql``."""
+
+
+@rdf.command("load", short_help="Parse N-Triples or Turtle (.gz too) into a store directory.")
+@click.argument("data", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", required=True, type=click.Path(), help="Store directory to write.")
+def load(data, output):
+    """Parse DATA (.nt, .ttl, optionally .gz) into the store directory OUTPUT (written to a
+    temporary directory and renamed: a failed load leaves nothing)."""
+    from hpgraph.errors import InvalidArgumentError
+    from hpgraph.rdf import Store
+
+    if os.path.exists(output):
+        raise InvalidArgumentError(f"{output}: exists already; remove it or pick another name")
+    t0 = time.perf_counter()
+    store = Store.load(data)
+    store.save(output)
+    seconds = time.perf_counter() - t0
+    click.echo(
+        f"wrote {output}: {len(store):,} triples, {len(store.terms):,} terms in {seconds:.2f} s"
+    )
+
+
+@click.command(short_help="Run a SPARQL SELECT query on an RDF store or file.")
+@click.argument("data", type=click.Path())
+@click.option("-e", "--expression", "query", help="The query text.")
+@click.option("-q", "--query-file", type=click.Path(dir_okay=False), help="A file with the query.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "tsv", "json"]),
+    default="tsv",
+    show_default=True,
+    help="W3C SPARQL 1.1 results format.",
+)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write results here.")
+def sparql(data, query, query_file, fmt, output):
+    """Answer a SPARQL SELECT query on DATA, a store directory or an RDF file."""
+    from hpgraph.errors import InvalidArgumentError
+    from hpgraph.rdf import Store
+    from hpgraph.rdf.sparql import format_results, run_query, to_table
+
+    if (query is None) == (query_file is None):
+        raise InvalidArgumentError("give exactly one of -e QUERY or -q FILE")
+    if query_file is not None:
+        with open(query_file, encoding="utf-8") as fh:
+            query = fh.read()
+    store = Store.open(data) if os.path.isdir(data) else Store.load(data)
+    variables, result = run_query(store, query)
+    text = format_results(variables, to_table(store, variables, result), fmt)
+    if output:
+        with open(output, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+    else:
+        click.echo(text, nl=False)
