@@ -259,3 +259,19 @@ def test_cli_load_and_sparql(data, tmp_path):
     assert r.exit_code == 2 and "bad.nt:1" in r.output
     assert not os.path.exists(tmp_path / "t")
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".rdfstore")]
+
+
+def test_json_and_csv_values_decode_escapes(data):
+    import json
+
+    from hpgraph.rdf.sparql import format_results, run_query, to_table
+
+    _, store, ox = data
+    text = PREFIX + "SELECT ?o WHERE { ex:x ex:note ?o }"
+    want = next(iter(ox.query(text)))["o"].value
+    variables, result = run_query(store, text)
+    table = to_table(store, variables, result)
+    got = json.loads(format_results(variables, table, "json"))["results"]["bindings"][0]["o"]
+    assert got == {"type": "literal", "value": want}
+    assert want == 'line\nbreak "q" \u00e9'
+    assert format_results(variables, table, "csv").startswith('o\r\n"line\nbreak ""q"" \u00e9"')

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from hpgraph.errors import InvalidArgumentError
+from hpgraph.rdf.parse import _unescape
 
 __all__ = ["run_query", "to_table", "format_results"]
 
@@ -67,7 +68,7 @@ class _Ctx:
 
 def _split_literal(key: str):
     end = key.rfind('"')
-    lex = key[1:end].encode("utf-8").decode("unicode_escape") if "\\" in key else key[1:end]
+    lex = _unescape(key[1:end]) if "\\" in key else key[1:end]
     rest = key[end + 1 :]
     if rest.startswith("@"):
         return lex, rest[1:], None
