@@ -1,0 +1,107 @@
+"""Load and query a generated university-like RDF data set with hpgraph.rdf and with
+pyoxigraph in the same run; prints seconds and the ratio pyoxigraph / hpgraph.
+
+    flock /tmp/hpgraph-big.lock /usr/bin/time -v .venv/bin/python benchmarks/rdf_bench.py \
+        --people 100000
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+
+import numpy as np
+
+EX = "http://ex.org/"
+XSD = "http://www.w3.org/2001/XMLSchema#"
+PREFIX = f"PREFIX ex: <{EX}>\n"
+QUERIES = {
+    "students_of_dept": "SELECT ?p WHERE { ?p ex:memberOf ex:dept3 . ?p a ex:Student }",
+    "course_dept_chain": "SELECT ?s ?d WHERE { ?s ex:takes ?c . ?c ex:offeredBy ?d . "
+    "?s ex:memberOf ?d }",
+    "triangle": "SELECT ?a ?b ?c WHERE { ?a ex:knows ?b . ?b ex:knows ?c . ?c ex:knows ?a }",
+    "advisor_count": "SELECT ?a (COUNT(?s) AS ?n) WHERE { ?s ex:advisor ?a } GROUP BY ?a",
+    "age_filter": "SELECT ?p ?a WHERE { ?p ex:age ?a FILTER(?a > 60) }",
+}
+
+
+def generate(path, people, seed=1):
+    rng = np.random.default_rng(seed)
+    depts = max(people // 1000, 4)
+    courses = max(people // 50, 10)
+    lines = []
+    for c in range(courses):
+        lines.append(f"<{EX}course{c}> <{EX}offeredBy> <{EX}dept{c % depts}> .")
+    rdf_type = "<http://www.w3.org/1999/02/22-rdf-syntax-ns#type>"
+    member = rng.integers(0, depts, people)
+    age = rng.integers(18, 70, people)
+    for i in range(people):
+        p = f"<{EX}person{i}>"
+        prof = i % 10 == 0
+        lines.append(f"{p} {rdf_type} <{EX}{'Professor' if prof else 'Student'}> .")
+        lines.append(f"{p} <{EX}memberOf> <{EX}dept{member[i]}> .")
+        lines.append(f'{p} <{EX}age> "{age[i]}"^^<{XSD}integer> .')
+        if not prof:
+            lines.append(f"{p} <{EX}advisor> <{EX}person{rng.integers(0, people // 10) * 10}> .")
+        for c in rng.integers(0, courses, 2):
+            lines.append(f"{p} <{EX}takes> <{EX}course{c}> .")
+        for k in rng.integers(0, people, 3):
+            lines.append(f"{p} <{EX}knows> <{EX}person{k}> .")
+    with open(path, "w") as fh:
+        fh.write("\n".join(lines) + "\n")
+    return len(lines)
+
+
+def best(fn, trials):
+    times = []
+    out = None
+    for _ in range(trials):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), out
+
+
+def main():
+    import pyoxigraph
+
+    from hpgraph.rdf import Store
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--people", type=int, default=100_000)
+    ap.add_argument("--trials", type=int, default=3)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "uni.nt")
+        n = generate(path, args.people)
+        print(f"data: {n:,} triple lines, {os.path.getsize(path) / 2**20:.0f} MiB")
+        t_ours, store = best(lambda: Store.load(path), 1)
+
+        def ox_load():
+            ox = pyoxigraph.Store()
+            ox.bulk_load(path=path, format=pyoxigraph.RdfFormat.N_TRIPLES)
+            return ox
+
+        t_ox, ox = best(ox_load, 1)
+        print(
+            f"load   hpgraph {t_ours:8.3f} s  pyoxigraph {t_ox:8.3f} s  ratio {t_ox / t_ours:.2f}"
+        )
+        out = os.path.join(tmp, "store")
+        t_save, _ = best(lambda: store.save(out), 1)
+        t_open, _ = best(lambda: Store.open(out), 1)
+        print(f"save {t_save:.3f} s, reopen {t_open:.3f} s")
+        for name, q in QUERIES.items():
+            text = PREFIX + q
+            t_q, tab = best(lambda text=text: store.query(text), args.trials)
+            t_o, rows = best(lambda text=text: len(list(ox.query(text))), args.trials)
+            assert tab.num_rows == rows, (name, tab.num_rows, rows)
+            print(
+                f"{name:18s} rows {rows:9,}  hpgraph {t_q * 1e3:9.1f} ms  "
+                f"pyoxigraph {t_o * 1e3:9.1f} ms  ratio {t_o / t_q:.2f}"
+            )
+
+
+if __name__ == "__main__":
+    main()
