@@ -99,7 +99,8 @@ def threads_option(f):
         "-t",
         type=click.IntRange(min=1),
         default=None,
-        help="Threads of the local runtime. [default: all cores, or HPGRAPH_THREADS]",
+        help="Threads per process: the local runtime's threads, or each MPI rank's with "
+        "--ranks. [default: all cores, or HPGRAPH_THREADS; 1 per rank with --ranks]",
     )(f)
 
 

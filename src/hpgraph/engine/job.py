@@ -129,6 +129,14 @@ def run(
 
 
 class _Job:
+    """A running vertex job. What a runtime's ``prepare``/``deliver`` may use (the job
+    view of the runtime contract, docs/runtimes.md): ``program``, ``kernels``, ``graph``,
+    ``partition``, ``offsets``, ``a`` (every per-vertex array by name, e.g. ``state``,
+    ``inbox``, ``outbox``, ``sending``, ``senders``, ``has_msg``, ``msg_ptr``),
+    ``set_array(name, array)``, ``base`` and ``ctx(p)`` (a part's kernel context),
+    ``counters()``, ``edge_arrays(pull)``, ``all_dst``/``all_val`` (listed messages), the
+    compiled ``deliver_shared(pull)`` and ``deliver_combined``."""
+
     def __init__(self, program, graph, rt, value, param_values):
         t0 = time.perf_counter()
         self.program, self.graph, self.rt = program, graph, rt
@@ -241,7 +249,7 @@ class _Job:
         empty = self.base._replace(lo=0, hi=0, counters_d=describe(scratch))
         self.compute_part = codegen.entry_point(prog, k.compute_part, empty, False)
         zeros = np.zeros(self.partition.parts, dtype=np.int64)
-        dargs = (*self._edge_arrays(False), self.offsets, zeros, self.all_dst, self.all_val)
+        dargs = (*self.edge_arrays(False), self.offsets, zeros, self.all_dst, self.all_val)
         if prog.combined:
             n = self.graph.n
             self.deliver_combined = codegen.entry_point(
@@ -251,7 +259,7 @@ class _Job:
             self.deliver_count = codegen.entry_point(prog, k.deliver_count, empty, False, *dargs)
             self.deliver_fill = codegen.entry_point(prog, k.deliver_fill, empty, 0, False, *dargs)
 
-    def _edge_arrays(self, pull):
+    def edge_arrays(self, pull):
         """In-edges for pull (built on first need), or the out-CSR as a placeholder."""
         g = self.graph
         if pull and self.in_csr is None:
@@ -343,7 +351,7 @@ class _Job:
         sender_counts = self.counters()[:, _C["senders"]].copy()
         edge = (
             pull,
-            *self._edge_arrays(pull),
+            *self.edge_arrays(pull),
             self.offsets,
             sender_counts,
             self.all_dst,

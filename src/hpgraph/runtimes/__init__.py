@@ -25,13 +25,18 @@ def _named(runtime, name: str) -> bool:
     return runtime == name or getattr(runtime, "name", None) == name
 
 
-def resolve_runtime(runtime=None, threads=None, api: str = "vertex"):
+def resolve_runtime(runtime=None, threads=None, api: str = "vertex", **options):
     """``(runtime, owned)`` for a name (``"local"``, ``"mpi"``, ``"hama"`` on the peer
     API), an instance (used as is, ``owned`` False) or None (the local runtime).
     ``threads``: threads per process (``api="bsp"``: the peers; on MPI one per rank).
-    The caller closes an owned runtime."""
+    ``options`` go to the MPI runtime a name makes (``aggregation``, ``rows``). The
+    caller closes an owned runtime."""
     if api not in RUNTIMES:
         raise InvalidArgumentError(f"api must be one of {', '.join(RUNTIMES)}, got {api!r}")
+    if options and not (runtime == "mpi" and api == "vertex"):
+        raise InvalidArgumentError(
+            f"{', '.join(sorted(options))}: only for the MPI runtime made from its name"
+        )
     if api == "bsp":
         if runtime in (None, "local"):
             return LocalRuntime(threads), True
@@ -57,7 +62,8 @@ def resolve_runtime(runtime=None, threads=None, api: str = "vertex"):
     if runtime == "mpi":
         from hpgraph.runtimes.mpi import MPIRuntime
 
-        return MPIRuntime(threads=threads or 1), True  # threads per rank: ranks x threads
+        # threads per rank: hybrid ranks x threads, one when not given
+        return MPIRuntime(threads=threads or 1, **options), True
     raise InvalidArgumentError(f"unknown runtime {runtime!r}; available: 'local', 'mpi'")
 
 

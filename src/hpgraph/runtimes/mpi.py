@@ -546,7 +546,7 @@ class MPIRuntime(Runtime):
         n = job.graph.n
         lo, hi = self._lo, self._hi
         sender_counts = job.counters()[:, _SENDERS].copy()  # only our parts are non-zero
-        edge = job._edge_arrays(pull)
+        edge = job.edge_arrays(pull)
         # Pull with the "any" combiner stops at a receiver's first sender: splitting each
         # in-row over the ranks would make every rank scan every receiver. While the
         # senders are few (at most n/8: the frontier as bottom-up BFS starts) their
