@@ -108,16 +108,29 @@ class _Table:
         return _Table({k: v[idx] for k, v in self.cols.items()}, len(idx), self.maybe)
 
 
+def _fold(columns):
+    """One int64 key per row, equal exactly where all ``columns`` (id arrays >= -1) are."""
+    key = columns[0] + 1
+    for col in columns[1:]:
+        width = int(col.max(initial=-1)) + 2
+        if int(key.max(initial=0)) >= (1 << 62) // max(width, 1):
+            key = np.unique(key, return_inverse=True)[1].reshape(-1).astype(np.int64)
+        key = key * width + (col + 1)
+    return key
+
+
+def _rows_unique(columns):
+    """(first row of each distinct row, dense row id per row) of a list of columns."""
+    uniq, first, inv = np.unique(_fold(columns), return_index=True, return_inverse=True)
+    return first, inv.reshape(-1)
+
+
 def _keys(a: _Table, b: _Table, shared):
     """One int64 key per row of a and of b, equal where the shared variables are."""
     if len(shared) == 1:
         return a.cols[shared[0]], b.cols[shared[0]]
-    both = np.concatenate(
-        [np.stack([a.cols[v] for v in shared], 1), np.stack([b.cols[v] for v in shared], 1)]
-    )
-    _, inv = np.unique(both, axis=0, return_inverse=True)
-    inv = inv.reshape(-1).astype(np.int64)
-    return inv[: a.n], inv[a.n :]
+    both = _fold([np.concatenate([a.cols[v], b.cols[v]]) for v in shared])
+    return both[: a.n], both[a.n :]
 
 
 def _match(a: _Table, b: _Table, shared):
@@ -367,9 +380,8 @@ def _filter(ctx, e, t: _Table) -> _Table:
     if t.n == 0:
         return t
     if names:
-        combos, inv = np.unique(
-            np.stack([t.cols[v] for v in names], axis=1), axis=0, return_inverse=True
-        )
+        first, inv = _rows_unique([t.cols[v] for v in names])
+        combos = np.stack([t.cols[v][first] for v in names], axis=1)
     else:
         combos, inv = np.zeros((1, 0), np.int64), np.zeros(t.n, np.int64)
     keep = np.array(
@@ -422,7 +434,7 @@ def _order_by(ctx, conditions, t: _Table) -> _Table:
 def _distinct(t: _Table) -> _Table:
     if not t.cols or t.n == 0:
         return t.take(np.arange(min(t.n, 1)))
-    _, first = np.unique(np.stack(list(t.cols.values()), axis=1), axis=0, return_index=True)
+    first, _ = _rows_unique(list(t.cols.values()))
     return t.take(np.sort(first))
 
 
@@ -441,8 +453,8 @@ def _aggregate(ctx, node) -> _Table:
         keys.append(str(g))
     if keys:
         mat = np.stack([t.cols.get(k, np.full(t.n, -1, np.int64)) for k in keys], axis=1)
-        groups, inv = np.unique(mat, axis=0, return_inverse=True)
-        inv = inv.reshape(-1)
+        first, inv = _rows_unique(list(mat.T))
+        groups = mat[first]
     else:
         groups, inv = np.zeros((1, 0), np.int64), np.zeros(t.n, np.int64)
     ng = len(groups)
@@ -465,8 +477,8 @@ def _aggregate(ctx, node) -> _Table:
                 col = t.cols.get(str(agg.vars), np.full(t.n, -1, np.int64))
                 ok = col >= 0
                 if agg.distinct:
-                    pairs = np.unique(np.stack([inv[ok], col[ok]], axis=1), axis=0)
-                    counts = np.bincount(pairs[:, 0], minlength=ng)
+                    first, _ = _rows_unique([inv[ok], col[ok]])
+                    counts = np.bincount(inv[ok][first], minlength=ng)
                 else:
                     counts = np.bincount(inv[ok], minlength=ng)
             cols[res] = np.array(
