@@ -1,0 +1,16 @@
+"""Given a store and a SPARQL SELECT query, returns the solutions as columns of term ids.
+
+rdflib parses and translates the query to SPARQL algebra (its evaluator is not used); this
+module executes the algebra on columns of int64 ids (``-1`` is unbound): each triple pattern
+is a range scan of the PSO or POS permutation, patterns are joined smallest first (exact
+pattern counts as statistics, connected patterns preferred) by sort-merge joins. Supported: BGP,
+Join, FILTER (comparisons, &&, ||, !, bound, isIRI, isLiteral, isBlank, sameTerm), OPTIONAL
+(without an inner filter), UNION, DISTINCT, REDUCED, ORDER BY, LIMIT/OFFSET, GROUP BY with
+COUNT. Anything else raises ``InvalidArgumentError`` naming the feature.
+"""
+
+from hpgraph.rdf.sparql.algebra import run_query
+from hpgraph.rdf.sparql.results import format_results, to_table
+from hpgraph.rdf.sparql.terms import Unsupported
+
+__all__ = ["run_query", "to_table", "format_results", "Unsupported"]

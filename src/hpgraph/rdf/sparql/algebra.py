@@ -1,0 +1,95 @@
+"""The walk over rdflib's SPARQL algebra: each node evaluated to a solution table; parse
+and syntax errors become one-line ``InvalidArgumentError``s."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hpgraph.errors import InvalidArgumentError
+from hpgraph.rdf.sparql.bgp import bgp
+from hpgraph.rdf.sparql.expressions import filter_rows
+from hpgraph.rdf.sparql.modifiers import aggregate, distinct, order_by
+from hpgraph.rdf.sparql.table import Table, join, left_join, union
+from hpgraph.rdf.sparql.terms import Ctx, Unsupported
+
+__all__ = ["eval_node", "run_query"]
+
+
+def eval_node(ctx, node) -> Table:
+    from rdflib import Variable
+
+    name = node.name
+    if name == "BGP":
+        return bgp(ctx, node.triples)
+    if name == "Join":
+        return join(eval_node(ctx, node.p1), eval_node(ctx, node.p2))
+    if name == "LeftJoin":
+        expr = node.expr
+        if expr is not None and getattr(expr, "name", None) != "TrueFilter":
+            raise Unsupported("FILTER inside OPTIONAL")
+        return left_join(eval_node(ctx, node.p1), eval_node(ctx, node.p2))
+    if name == "Union":
+        return union(eval_node(ctx, node.p1), eval_node(ctx, node.p2))
+    if name == "Filter":
+        if getattr(node.expr, "name", None) == "TrueFilter":
+            return eval_node(ctx, node.p)
+        return filter_rows(ctx, node.expr, eval_node(ctx, node.p))
+    if name == "Project":
+        t = eval_node(ctx, node.p)
+        cols = {str(v): t.cols.get(str(v), np.full(t.n, -1, np.int64)) for v in node.PV}
+        return Table(cols, t.n, {v for v in cols if v in t.maybe or v not in t.cols})
+    if name == "Distinct" or name == "Reduced":
+        return distinct(eval_node(ctx, node.p))
+    if name == "Slice":
+        t = eval_node(ctx, node.p)
+        start = node.start or 0
+        stop = t.n if node.length is None else min(t.n, start + node.length)
+        return t.take(np.arange(min(start, t.n), max(stop, min(start, t.n))))
+    if name == "OrderBy":
+        return order_by(ctx, node.expr, eval_node(ctx, node.p))
+    if name == "ToMultiSet":
+        return eval_node(ctx, node.p)
+    if name == "AggregateJoin":
+        if getattr(node.p, "name", None) != "Group":
+            raise Unsupported("aggregate without GROUP")
+        return aggregate(ctx, node, eval_node(ctx, node.p.p))
+    if name == "Extend":
+        t = eval_node(ctx, node.p)
+        if not isinstance(node.expr, Variable):
+            raise Unsupported("BIND / SELECT expressions")
+        src = str(node.expr)
+        cols = dict(t.cols)
+        cols[str(node.var)] = t.cols.get(src, np.full(t.n, -1, np.int64))
+        return Table(cols, t.n, t.maybe | {str(node.var)})
+    names = {
+        "Minus": "MINUS",
+        "Graph": "GRAPH",
+        "values": "VALUES",
+        "Group": "GROUP BY",
+        "ServiceGraphPattern": "SERVICE",
+    }
+    raise Unsupported(names.get(name, name))
+
+
+def run_query(store, text: str):
+    """Parse, translate and execute ``text``; returns (variable names, ids by column, ctx)."""
+    from rdflib.plugins.sparql.algebra import translateQuery
+    from rdflib.plugins.sparql.parser import parseQuery
+
+    try:
+        query = translateQuery(parseQuery(text))
+    except InvalidArgumentError:
+        raise
+    except Exception as exc:  # pyparsing and rdflib raise several types
+        msg = " ".join(str(exc).split()) or type(exc).__name__
+        raise InvalidArgumentError(f"SPARQL syntax error: {msg[:200]}") from None
+    algebra = query.algebra
+    if algebra.name != "SelectQuery":
+        raise Unsupported(f"{algebra.name} (only SELECT)")
+    if algebra.get("datasetClause"):
+        raise Unsupported("FROM / FROM NAMED")
+    ctx = Ctx(store)
+    table = eval_node(ctx, algebra.p)
+    variables = [str(v) for v in algebra.PV]
+    cols = [table.cols.get(v, np.full(table.n, -1, np.int64)) for v in variables]
+    return variables, (cols, table.n, ctx)

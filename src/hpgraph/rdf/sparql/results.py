@@ -1,0 +1,82 @@
+"""Query results out: a pyarrow Table of N-Triples terms, and the W3C SPARQL 1.1 JSON,
+CSV and TSV result formats."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hpgraph.errors import InvalidArgumentError
+from hpgraph.rdf.sparql.terms import split_literal, term_value
+
+__all__ = ["to_table", "format_results"]
+
+
+def to_table(store, variables, result):
+    """The result as a pyarrow Table of N-Triples term strings (null when unbound)."""
+    import pyarrow as pa
+
+    cols, _n, ctx = result
+    arrays = []
+    for col in cols:
+        uniq, inv = np.unique(col, return_inverse=True)
+        strs = np.array([None if i < 0 else ctx.term(int(i)) for i in uniq], dtype=object)
+        arrays.append(pa.array(strs[inv.reshape(-1)] if len(col) else [], type=pa.string()))
+    return pa.table(dict(zip(variables, arrays, strict=True)))
+
+
+def _json_term(key):
+    kind, val = term_value(key)
+    if kind == "iri":
+        return {"type": "uri", "value": val}
+    if kind == "bnode":
+        return {"type": "bnode", "value": val}
+    lex, lang, dt = split_literal(key)
+    out = {"type": "literal", "value": lex}
+    if lang:
+        out["xml:lang"] = lang
+    elif dt:
+        out["datatype"] = dt
+    return out
+
+
+def format_results(variables, table, fmt: str) -> str:
+    """W3C SPARQL 1.1 results in ``csv``, ``tsv`` or ``json`` from :func:`to_table`'s output."""
+    import csv
+    import io
+    import json
+
+    rows = (
+        list(zip(*[table.column(v).to_pylist() for v in variables], strict=True))
+        if variables
+        else []
+    )
+    if fmt == "json":
+        bindings = [
+            {v: _json_term(k) for v, k in zip(variables, row, strict=True) if k is not None}
+            for row in rows
+        ]
+        return json.dumps({"head": {"vars": variables}, "results": {"bindings": bindings}}) + "\n"
+    if fmt == "tsv":
+        lines = ["\t".join("?" + v for v in variables)]
+        lines += ["\t".join("" if k is None else k for k in row) for row in rows]
+        return "\n".join(lines) + "\n"
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\r\n")
+        w.writerow(variables)
+        for row in rows:
+            out = []
+            for k in row:
+                if k is None:
+                    out.append("")
+                else:
+                    kind, val = term_value(k)
+                    if kind in ("iri",):
+                        out.append(val)
+                    elif kind == "bnode":
+                        out.append("_:" + val)
+                    else:
+                        out.append(split_literal(k)[0])
+            w.writerow(out)
+        return buf.getvalue()
+    raise InvalidArgumentError(f"unknown result format {fmt!r} (csv, tsv, json)")
