@@ -10,29 +10,53 @@ import click
 __all__ = ["rdf", "sparql"]
 
 
-@click.group(short_help="RDF stores: load N-Triples / Turtle into a store directory.")
+@click.group(short_help="RDF stores: load N-Triples / Turtle, generate LUBM data.")
 def rdf():
-    """RDF data: ``hpgraph rdf load DATA -o STORE``; query it with ``hpgraph sparql``."""
+    """RDF data: ``hpgraph rdf load DATA -o STORE``; query it with ``hpgraph sparql``;
+    ``hpgraph rdf lubm -u N -o OUT.nt`` generates LUBM benchmark data."""
 
 
 @rdf.command("load", short_help="Parse N-Triples or Turtle (.gz too) into a store directory.")
 @click.argument("data", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(), help="Store directory to write.")
-def load(data, output):
+@click.option(
+    "--infer",
+    metavar="ONTOLOGY",
+    help="Materialise what this ontology (.ttl/.nt, or 'univ-bench' for LUBM's) entails.",
+)
+def load(data, output, infer):
     """Parse DATA (.nt, .ttl, optionally .gz) into the store directory OUTPUT (written to a
-    temporary directory and renamed: a failed load leaves nothing)."""
+    temporary directory and renamed: a failed load leaves nothing). With --infer, the
+    triples the ontology entails (RDFS, inverse and transitive properties, LUBM's class
+    definitions) are added."""
     from hpgraph.errors import InvalidArgumentError
     from hpgraph.rdf import Store
 
     if os.path.exists(output):
         raise InvalidArgumentError(f"{output}: exists already; remove it or pick another name")
     t0 = time.perf_counter()
-    store = Store.load(data)
+    store = Store.load(data, infer=infer)
     store.save(output)
     seconds = time.perf_counter() - t0
     click.echo(
         f"wrote {output}: {len(store):,} triples, {len(store.terms):,} terms in {seconds:.2f} s"
     )
+
+
+@rdf.command("lubm", short_help="Generate LUBM benchmark data as N-Triples.")
+@click.option("-u", "--universities", type=int, default=1, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "-o", "--output", required=True, type=click.Path(dir_okay=False), help="OUT.nt or OUT.nt.gz"
+)
+def lubm(universities, seed, output):
+    """Write LUBM(UNIVERSITIES) data for SEED (deterministic) as N-Triples; query it with
+    the univ-bench ontology: ``hpgraph rdf load OUT.nt --infer univ-bench -o STORE``."""
+    from hpgraph.rdf.lubm import generate_lubm
+
+    t0 = time.perf_counter()
+    n = generate_lubm(output, universities, seed)
+    click.echo(f"wrote {output}: {n:,} triples in {time.perf_counter() - t0:.2f} s")
 
 
 @click.command(short_help="Run a SPARQL SELECT query on an RDF store or file.")

@@ -38,11 +38,17 @@ class Store:
 
     # ------------------------------------------------------------------ building
     @classmethod
-    def load(cls, path) -> Store:
-        """Parse an N-Triples or Turtle file (``.gz`` too); a store directory is opened."""
+    def load(cls, path, *, infer=None) -> Store:
+        """Parse an N-Triples or Turtle file (``.gz`` too); a store directory is opened.
+
+        ``infer``: an ontology file (Turtle or N-Triples), or ``"univ-bench"`` for LUBM's
+        built-in ontology, whose entailments are materialised into the store (see
+        :mod:`hpgraph.rdf.infer`); the ontology's own triples are not stored."""
         from hpgraph.rdf.parse import iter_triples
 
         if os.path.isdir(path):
+            if infer is not None:
+                raise InvalidArgumentError(f"{path}: a store is already built; infer on load")
             return cls.open(path)
         ids: dict[str, int] = {}
         put = ids.setdefault
@@ -55,6 +61,8 @@ class Store:
             cols.append(block)
         spo = np.concatenate(cols) if cols else np.empty((0, 3), dtype=np.int64)
         spo = np.unique(spo, axis=0) if len(spo) else spo  # an RDF graph is a set
+        if infer is not None:
+            spo = _infer(spo, ids, infer)
         store = cls(list(ids), *_permutations(spo))
         store._ids = ids
         return store
@@ -147,6 +155,26 @@ class Store:
         from hpgraph.rdf.bridge import subgraph
 
         return subgraph(self, predicates, directed=directed)
+
+
+def _infer(spo, ids, ontology):
+    from hpgraph.rdf.infer import TYPE, materialise, read_ontology
+
+    def intern(key):
+        return ids.setdefault(key, len(ids))
+
+    if ontology == "univ-bench" and not os.path.exists(ontology):
+        from hpgraph.rdf.lubm.ontology import write_ontology
+
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "univ-bench.ttl")
+            write_ontology(path)
+            onto = read_ontology(path, intern)
+    else:
+        onto = read_ontology(ontology, intern)
+    type_id = intern(TYPE)
+    is_literal = np.fromiter((t.startswith('"') for t in ids), bool, len(ids))
+    return materialise(spo, onto, type_id, is_literal)
 
 
 def _permutations(spo):
