@@ -250,7 +250,7 @@ def _derive(g: _ByPredicate, onto: Ontology, type_id, is_literal):
 
 
 def materialise(spo, onto: Ontology, type_id: int, is_literal) -> np.ndarray:
-    """``spo`` (distinct (m, 3) id rows) with every triple the rules derive, distinct."""
+    """``spo`` ((m, 3) id rows) with every triple the rules derive that it lacks."""
     n = len(is_literal)
     if len(spo) == 0:
         return spo

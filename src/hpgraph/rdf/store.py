@@ -60,7 +60,6 @@ class Store:
             block[:, 2] = [put(t, len(ids)) for t in o]
             cols.append(block)
         spo = np.concatenate(cols) if cols else np.empty((0, 3), dtype=np.int64)
-        spo = np.unique(spo, axis=0) if len(spo) else spo  # an RDF graph is a set
         if infer is not None:
             spo = _infer(spo, ids, infer)
         store = cls(list(ids), *_permutations(spo))
@@ -178,8 +177,11 @@ def _infer(spo, ids, ontology):
 
 
 def _permutations(spo):
-    order = np.lexsort((spo[:, 2], spo[:, 0], spo[:, 1]))
-    pso = np.ascontiguousarray(spo[order])
-    order = np.lexsort((spo[:, 0], spo[:, 2], spo[:, 1]))
-    pos = np.ascontiguousarray(spo[order])
-    return pso, pos
+    """PSO and POS orders of the distinct rows of ``spo`` (an RDF graph is a set)."""
+    pso = spo[np.lexsort((spo[:, 2], spo[:, 0], spo[:, 1]))]
+    if len(pso) > 1:
+        keep = np.ones(len(pso), bool)
+        keep[1:] = np.any(pso[1:] != pso[:-1], axis=1)
+        pso = pso[keep]
+    pos = pso[np.lexsort((pso[:, 0], pso[:, 2], pso[:, 1]))]
+    return np.ascontiguousarray(pso), np.ascontiguousarray(pos)

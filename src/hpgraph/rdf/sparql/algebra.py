@@ -3,6 +3,8 @@ and syntax errors become one-line ``InvalidArgumentError``s."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from hpgraph.errors import InvalidArgumentError
@@ -12,7 +14,7 @@ from hpgraph.rdf.sparql.modifiers import aggregate, distinct, order_by
 from hpgraph.rdf.sparql.table import Table, join, left_join, union
 from hpgraph.rdf.sparql.terms import Ctx, Unsupported
 
-__all__ = ["eval_node", "run_query"]
+__all__ = ["eval_node", "translate", "run_query"]
 
 
 def eval_node(ctx, node) -> Table:
@@ -71,19 +73,25 @@ def eval_node(ctx, node) -> Table:
     raise Unsupported(names.get(name, name))
 
 
-def run_query(store, text: str):
-    """Parse, translate and execute ``text``; returns (variable names, ids by column, ctx)."""
+@functools.lru_cache(maxsize=256)
+def translate(text: str):
+    """rdflib's algebra of the query ``text``, cached per text: rdflib's parser takes 5-30
+    ms for a LUBM query, more than most of them take to run. The executor only reads it."""
     from rdflib.plugins.sparql.algebra import translateQuery
     from rdflib.plugins.sparql.parser import parseQuery
 
     try:
-        query = translateQuery(parseQuery(text))
+        return translateQuery(parseQuery(text)).algebra
     except InvalidArgumentError:
         raise
     except Exception as exc:  # pyparsing and rdflib raise several types
         msg = " ".join(str(exc).split()) or type(exc).__name__
         raise InvalidArgumentError(f"SPARQL syntax error: {msg[:200]}") from None
-    algebra = query.algebra
+
+
+def run_query(store, text: str):
+    """Parse, translate and execute ``text``; returns (variable names, ids by column, ctx)."""
+    algebra = translate(text)
     if algebra.name != "SelectQuery":
         raise Unsupported(f"{algebra.name} (only SELECT)")
     if algebra.get("datasetClause"):
