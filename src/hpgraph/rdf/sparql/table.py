@@ -48,17 +48,26 @@ def _keys(a: Table, b: Table, shared):
 
 
 def _match(a: Table, b: Table, shared):
-    """Sort-merge join: row index pairs (ia, ib) whose shared variables are equal."""
+    """Sort-merge join: row index pairs (ia, ib) whose shared variables are equal. The
+    smaller side is sorted and the larger one binary-searched in it."""
     ka, kb = _keys(a, b, shared)
-    order = np.argsort(kb, kind="stable")
-    sk = kb[order]
-    lo = np.searchsorted(sk, ka, "left")
-    hi = np.searchsorted(sk, ka, "right")
+    if len(ka) < len(kb):
+        ib, ia = _probe(ka, kb)
+        return ia, ib
+    return _probe(kb, ka)
+
+
+def _probe(build, probe):
+    """Index pairs (i in probe, j in build) with equal keys, grouped by i."""
+    order = np.argsort(build, kind="stable")
+    sk = build[order]
+    lo = np.searchsorted(sk, probe, "left")
+    hi = np.searchsorted(sk, probe, "right")
     cnt = hi - lo
-    ia = np.repeat(np.arange(a.n, dtype=np.int64), cnt)
+    ip = np.repeat(np.arange(len(probe), dtype=np.int64), cnt)
     start = np.repeat(lo - np.concatenate([[0], np.cumsum(cnt)[:-1]]), cnt)
-    ib = order[start + np.arange(len(ia))] if len(ia) else np.empty(0, np.int64)
-    return ia, ib
+    ib = order[start + np.arange(len(ip))] if len(ip) else np.empty(0, np.int64)
+    return ip, ib
 
 
 def _combine(a, b, ia, ib, maybe):
