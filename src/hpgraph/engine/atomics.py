@@ -1,0 +1,56 @@
+"""Atomic operations on array elements, for compiled kernels that several threads of one
+process run on the same arrays (the local runtime's peers, an MPI rank's threads).
+
+numba has no atomics on the CPU; these are LLVM's ``cmpxchg`` emitted through an
+intrinsic, so they compile to one ``lock cmpxchg`` on x86-64 (sequentially consistent, as
+GCC's ``__sync_bool_compare_and_swap`` that the GAP reference uses). Plain loads and
+stores of aligned 4- and 8-byte integers never tear, so kernels may read the same
+elements without atomics and only publish with :func:`compare_and_swap`.
+
+    from hpgraph.engine.atomics import compare_and_swap
+
+    @njit(nogil=True)
+    def hook(parent, high, low):
+        return compare_and_swap(parent, high, high, low) == high  # parent[high]: high -> low
+"""
+
+from __future__ import annotations
+
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+__all__ = ["compare_and_swap"]
+
+_INTEGERS = (types.int32, types.int64, types.uint32, types.uint64)
+
+
+@intrinsic
+def compare_and_swap(typingctx, array, index, expected, new):
+    """``compare_and_swap(array, i, expected, new)``: atomically, if ``array[i] ==
+    expected`` set it to ``new``; returns the value ``array[i]`` held before (so the swap
+    happened exactly when the result equals ``expected``). ``array``: a C-contiguous 1-D
+    array of 32- or 64-bit integers; ``i`` is not bounds-checked."""
+    if not (
+        isinstance(array, types.Array)
+        and array.ndim == 1
+        and array.dtype in _INTEGERS
+        and isinstance(index, types.Integer)
+        and isinstance(expected, types.Integer)
+        and isinstance(new, types.Integer)
+    ):
+        return None
+    dtype = array.dtype
+    sig = dtype(array, index, expected, new)
+
+    def codegen(context, builder, signature, args):
+        aryty, idxty, expty, newty = signature.args
+        ary = context.make_array(aryty)(context, builder, args[0])
+        idx = context.cast(builder, args[1], idxty, types.intp)
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [idx], wraparound=False)
+        exp = context.cast(builder, args[2], expty, dtype)
+        val = context.cast(builder, args[3], newty, dtype)
+        pair = builder.cmpxchg(ptr, exp, val, "seq_cst", "seq_cst")
+        return builder.extract_value(pair, 0)
+
+    return sig, codegen
