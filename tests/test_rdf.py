@@ -125,6 +125,17 @@ def test_query_multiset_matches_pyoxigraph(data, name):
     assert sum(theirs.values()) > 0 or name == "missing_const"
 
 
+@pytest.mark.parametrize("name", sorted(QUERIES))
+def test_query_by_lookup_joins_matches_pyoxigraph(data, name, monkeypatch):
+    """Every connected pattern found by binary search of the joined part's values."""
+    from hpgraph.rdf.sparql import bgp
+
+    monkeypatch.setattr(bgp, "LOOKUP_RATIO", 0)
+    _, store, ox = data
+    text = PREFIX + QUERIES[name]
+    assert collections.Counter(_our_rows(store, text)) == collections.Counter(_ox_rows(ox, text))
+
+
 @pytest.mark.parametrize("name", sorted(ORDERED))
 def test_ordered_query_matches_pyoxigraph(data, name):
     _, store, ox = data

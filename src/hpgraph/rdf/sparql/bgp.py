@@ -1,5 +1,9 @@
-"""Basic graph patterns: each triple pattern a binary-searched range of the PSO or POS
-permutation, patterns joined smallest first (exact counts), connected ones preferred."""
+"""Basic graph patterns. Each triple pattern is a row range of the PSO or POS permutation,
+binary-searched on its constants (a view, no copy); patterns are joined smallest first
+(the exact range lengths are the statistics), always one connected to what is joined
+already. A pattern much larger than the part joined so far is not scanned: the distinct
+values the joined part gives a shared variable are binary-searched in the permutation
+sorted by that variable (an index nested-loop join) and only those rows are joined."""
 
 from __future__ import annotations
 
@@ -8,71 +12,111 @@ import numpy as np
 from hpgraph.rdf.sparql.table import Table, join
 from hpgraph.rdf.sparql.terms import Unsupported
 
-__all__ = ["scan", "bgp"]
+__all__ = ["bgp"]
+
+#: A pattern is looked up rather than scanned when it has this many times more rows than
+#: the joined part.
+LOOKUP_RATIO = 8
 
 
-def scan(ctx, s, p, o) -> Table:
-    """One triple pattern: terms are ints (ids) or str (variable names)."""
-    store = ctx.store
-    empty = Table({v: np.empty(0, np.int64) for v in (s, p, o) if isinstance(v, str)}, 0)
-    if any(isinstance(t, int) and t < 0 for t in (s, p, o)):
-        return empty
-    if isinstance(p, int):
-        if p not in store.pred_range:
-            return empty
-        a, b = store.pred_range[p]
-        if isinstance(s, int):
-            rows = store.pso[a:b]
-            lo, hi = np.searchsorted(rows[:, 0], [s, s + 1])
-            rows = rows[lo:hi]
-        else:
-            rows = store.pos[a:b]
-            if isinstance(o, int):
-                lo, hi = np.searchsorted(rows[:, 2], [o, o + 1])
+class _Pattern:
+    """One triple pattern over a store: terms are ints (ids) or str (variable names)."""
+
+    def __init__(self, store, s, p, o):
+        self.store = store
+        self.terms = (s, p, o)
+        self.vars = {t for t in self.terms if isinstance(t, str)}
+        self.rows = np.empty((0, 3), np.int64)
+        if any(isinstance(t, int) and t < 0 for t in self.terms):
+            return
+        if isinstance(p, int):
+            if p not in store.pred_range:
+                return
+            a, b = store.pred_range[p]
+            if isinstance(s, int):
+                rows = store.pso[a:b]
+                lo, hi = np.searchsorted(rows[:, 0], [s, s + 1])
                 rows = rows[lo:hi]
-    else:
-        rows = store.pso
-    mask = np.ones(len(rows), bool)
-    seen = {}
-    for col, t in enumerate((s, p, o)):
-        if isinstance(t, int):
-            mask &= rows[:, col] == t
-        elif t in seen:
-            mask &= rows[:, col] == rows[:, seen[t]]
+            else:
+                rows = store.pos[a:b]
+                if isinstance(o, int):
+                    lo, hi = np.searchsorted(rows[:, 2], [o, o + 1])
+                    rows = rows[lo:hi]
         else:
-            seen[t] = col
-    if not mask.all():
-        rows = rows[mask]
-    return Table({v: np.ascontiguousarray(rows[:, c]) for v, c in seen.items()}, len(rows))
+            rows = store.pso
+        self.rows = rows
+
+    @property
+    def n(self) -> int:
+        return len(self.rows)
+
+    def table(self, rows=None) -> Table:
+        """The solutions of the pattern among ``rows`` (default: its whole range)."""
+        rows = self.rows if rows is None else rows
+        mask = np.ones(len(rows), bool)
+        seen = {}
+        for col, t in enumerate(self.terms):
+            if isinstance(t, int):
+                mask &= rows[:, col] == t
+            elif t in seen:
+                mask &= rows[:, col] == rows[:, seen[t]]
+            else:
+                seen[t] = col
+        if not mask.all():
+            rows = rows[mask]
+        return Table({v: np.ascontiguousarray(rows[:, c]) for v, c in seen.items()}, len(rows))
+
+    def lookup(self, var, values):
+        """The solutions whose ``var`` is one of the sorted ``values``, found by binary
+        search; None where no permutation range is sorted by ``var``."""
+        s, p, o = self.terms
+        if not isinstance(p, int) or self.n == 0:
+            return None
+        a, b = self.store.pred_range[p]
+        if var == s:  # (p, o) range of POS, or p range of PSO: sorted by s
+            rows, col = (self.rows if isinstance(o, int) else self.store.pso[a:b]), 0
+        elif var == o:  # (p, s) range of PSO, or p range of POS: sorted by o
+            rows, col = (self.rows if isinstance(s, int) else self.store.pos[a:b]), 2
+        else:
+            return None
+        lo = np.searchsorted(rows[:, col], values, "left")
+        cnt = np.searchsorted(rows[:, col], values, "right") - lo
+        idx = np.repeat(lo - np.cumsum(cnt) + cnt, cnt) + np.arange(int(cnt.sum()))
+        return self.table(rows[idx])
+
+
+def _terms(ctx, triple):
+    from rdflib import Variable
+
+    from hpgraph.rdf.parse import term_key
+
+    terms = []
+    for t in triple:
+        if isinstance(t, Variable):
+            terms.append(str(t))
+        elif type(t).__name__ == "BNode":
+            terms.append("_bnode_" + str(t))  # blank node in a query acts as a variable
+        elif hasattr(t, "n3") and type(t).__name__ in ("URIRef", "Literal"):
+            terms.append(ctx.store.lookup(term_key(t)))
+        else:
+            raise Unsupported(f"term {t!r} in a triple pattern")
+    return terms
 
 
 def bgp(ctx, triples) -> Table:
-    from rdflib import Variable
-
     if not triples:
         return Table({}, 1)
-    parts = []
-    for triple in triples:
-        terms = []
-        for t in triple:
-            if isinstance(t, Variable):
-                terms.append(str(t))
-            else:
-                if not hasattr(t, "n3") or type(t).__name__ not in ("URIRef", "Literal", "BNode"):
-                    raise Unsupported(f"term {t!r} in a triple pattern")
-                if type(t).__name__ == "BNode":
-                    terms.append("_bnode_" + str(t))  # blank node in a query acts as a variable
-                    continue
-                from hpgraph.rdf.parse import term_key
-
-                terms.append(ctx.store.lookup(term_key(t)))
-        parts.append(scan(ctx, *terms))
-    # join smallest first, preferring patterns connected to what is joined already
-    parts.sort(key=lambda t: t.n)
-    result = parts.pop(0)
-    while parts:
+    patterns = sorted((_Pattern(ctx.store, *_terms(ctx, t)) for t in triples), key=lambda t: t.n)
+    result = patterns.pop(0).table()
+    while patterns:
         bound = set(result.cols)
-        connected = [i for i, t in enumerate(parts) if bound & set(t.cols)]
-        i = connected[0] if connected else 0
-        result = join(result, parts.pop(i))
+        connected = [i for i, t in enumerate(patterns) if bound & t.vars]
+        pattern = patterns.pop(connected[0] if connected else 0)
+        part = None
+        if connected and result.n * LOOKUP_RATIO < pattern.n:
+            for var in sorted(pattern.vars & bound):
+                part = pattern.lookup(var, np.unique(result.cols[var]))
+                if part is not None:
+                    break
+        result = join(result, pattern.table() if part is None else part)
     return result
