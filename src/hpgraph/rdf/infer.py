@@ -212,27 +212,28 @@ def _transitive(edges):
     return np.concatenate(out) if out else np.empty((0, 2), np.int64)
 
 
-def _derive(g: _ByPredicate, onto: Ontology, type_id, is_literal):
-    """Every triple one application of each rule gives on ``g`` (duplicates included)."""
+def _derive(delta: _ByPredicate, g: _ByPredicate, onto: Ontology, type_id, is_literal):
+    """Every triple one application of each rule gives (duplicates included): rules with
+    one premise on the triples new in the last round (``delta``), the others on all (``g``)."""
     out = []
     for p, q in onto.subprop:
-        rows = g.of(p).copy()
+        rows = delta.of(p).copy()
         rows[:, 1] = q
         out.append(rows)
     for p, q in onto.inverse:
-        rows = g.of(p)
+        rows = delta.of(p)
         rows = rows[~is_literal[rows[:, 2]]]
         out.append(np.stack([rows[:, 2], np.full(len(rows), q), rows[:, 0]], axis=1))
     for p in onto.transitive:
         pairs = _transitive(g.of(p)[:, [0, 2]])
         out.append(np.stack([pairs[:, 0], np.full(len(pairs), p), pairs[:, 1]], axis=1))
     for p, c in onto.domain:
-        out.append(_typed(np.unique(g.of(p)[:, 0]), type_id, c))
+        out.append(_typed(np.unique(delta.of(p)[:, 0]), type_id, c))
     for p, c in onto.range:
-        objs = np.unique(g.of(p)[:, 2])
+        objs = np.unique(delta.of(p)[:, 2])
         out.append(_typed(objs[~is_literal[objs]], type_id, c))
     for c, d in onto.subclass:
-        out.append(_typed(g.members(c), type_id, d))
+        out.append(_typed(delta.members(c), type_id, d))
     for c, named, some in onto.definitions:
         found = None
         for a in named:
@@ -273,12 +274,15 @@ def materialise(spo, onto: Ontology, type_id: int, is_literal) -> np.ndarray:
         return (rows[:, 0] * len(preds) + np.searchsorted(preds, rows[:, 1])) * n + rows[:, 2]
 
     known = np.sort(keys(spo))
-    while True:
-        derived = _derive(_ByPredicate(spo, type_id), onto, type_id, is_literal)
+    g = delta = _ByPredicate(spo, type_id)
+    while True:  # semi-naive: one-premise rules see only the last round's new triples
+        derived = _derive(delta, g, onto, type_id, is_literal)
         k, first = np.unique(keys(derived), return_index=True)
         pos = np.searchsorted(known, k)
         fresh = (pos == len(known)) | (known[np.minimum(pos, len(known) - 1)] != k)
         if not fresh.any():
             return spo
-        spo = np.concatenate([spo, derived[first[fresh]]])
+        new = derived[first[fresh]]
+        spo = np.concatenate([spo, new])
         known = np.sort(np.concatenate([known, k[fresh]]))
+        g, delta = _ByPredicate(spo, type_id), _ByPredicate(new, type_id)
