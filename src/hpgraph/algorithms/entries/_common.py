@@ -1,0 +1,41 @@
+"""What the registry's family modules share: where the kernels live, the common orders of
+a verifier's arguments, and the number formats of the reports. numpy is imported inside
+the functions, so that the registry stays light."""
+
+from __future__ import annotations
+
+__all__ = ["KERNELS", "VERIFY", "rooted", "plain", "count", "scalar", "reached"]
+
+#: Prefix of a kernel's ``"module:attribute"`` name.
+KERNELS = "hpgraph.algorithms."
+#: Prefix of a verifier in :mod:`hpgraph.algorithms.verify`.
+VERIFY = KERNELS + "verify:"
+
+
+def rooted(graph, result, source, options):
+    """Verifier arguments ``(graph, source, result)`` of a kernel with a source vertex."""
+    return graph, source, result
+
+
+def plain(graph, result, source, options):
+    """Verifier arguments ``(graph, result)``."""
+    return graph, result
+
+
+def count(n) -> str:
+    """``n`` with thousands separators."""
+    return f"{int(n):,}"
+
+
+def scalar(x):
+    """A numpy scalar as a Python one (a vertex id as it prints)."""
+    return x.item() if hasattr(x, "item") else x
+
+
+def reached(result, mask):
+    """``(reached, text)``: how many vertices ``mask`` selects, and that as a share."""
+    import numpy as np
+
+    g = result.graph
+    n = int(np.count_nonzero(mask))
+    return n, f"{n:,} of {g.n:,} vertices ({100 * n / max(g.n, 1):.1f}%)"

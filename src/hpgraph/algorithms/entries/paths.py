@@ -1,0 +1,129 @@
+"""Registry entries of traversals and paths: ``bfs``, ``wcc``, ``sssp``, ``apsp``, with
+their reports and the one-line results of ``hpgraph demo``."""
+
+from __future__ import annotations
+
+from hpgraph.algorithms.entries._common import KERNELS, VERIFY, count, plain, reached, rooted
+from hpgraph.algorithms.entries.base import Algorithm, BenchSpec, Param, Verifier
+
+__all__ = ["BFS", "WCC", "SSSP", "APSP"]
+
+
+def _report_bfs(result):
+    depth = result["depth"]
+    return [
+        ("reached", reached(result, depth >= 0)[1]),
+        ("max depth", count(depth.max(initial=0))),
+    ], None
+
+
+def _brief_bfs(result):
+    n, _ = reached(result, result["depth"] >= 0)
+    share = 100 * n / max(result.graph.n, 1)
+    return f"reached {n:,} ({share:.1f}%), max depth {int(result['depth'].max())}"
+
+
+def _report_wcc(result):
+    import numpy as np
+
+    g = result.graph
+    comp = np.asarray(result["component"], dtype=np.int64)
+    sizes = np.bincount(comp, minlength=g.n) if g.n else np.zeros(0, np.int64)
+    k = int(np.count_nonzero(sizes))
+    rows = [("components", count(k))]
+    if k:
+        big = int(sizes.max())
+        rows.append(("largest", f"{big:,} vertices ({100 * big / max(g.n, 1):.1f}%)"))
+        rows.append(("singletons", count(np.count_nonzero(sizes == 1))))
+    return rows, None
+
+
+def _brief_wcc(result):
+    import numpy as np
+
+    return f"{count(np.unique(result['component']).size)} components"
+
+
+def _report_sssp(result):
+    import numpy as np
+
+    dist = result["distance"]
+    fin = np.isfinite(dist)
+    return [
+        ("reached", reached(result, fin)[1]),
+        ("max distance", f"{dist[fin].max(initial=0.0):.6g}"),
+    ], None
+
+
+def _brief_sssp(result):
+    import numpy as np
+
+    d = result["distance"]
+    fin = np.isfinite(d)
+    n, _ = reached(result, fin)
+    share = 100 * n / max(result.graph.n, 1)
+    return f"reached {n:,} ({share:.1f}%), max distance {d[fin].max():.4g}"
+
+
+def _report_apsp(result):
+    import numpy as np
+
+    if result.distances is None:
+        return [("streamed", f"{result.meta.get('pairs', 0):,} pairs to {result.path}")], None
+    n = result.graph.n
+    fin = np.isfinite(result.distances)
+    return [
+        ("finite pairs", f"{int(fin.sum()):,} of {n * n:,}"),
+        ("diameter", f"{result.distances[fin].max(initial=0.0):.6g}"),
+    ], None
+
+
+BFS = Algorithm(
+    "bfs",
+    KERNELS + "bfs:bfs",
+    True,
+    "breadth-first search: depth and parent",
+    verifier=Verifier(VERIFY + "verify_bfs", rooted, "Graph500 BFS rules and Graphalytics depths"),
+    report=_report_bfs,
+    columns=("vertex", "depth", "parent"),
+    bench=BenchSpec("depth", "depth", 1, brief=_brief_bfs),
+)
+
+WCC = Algorithm(
+    "wcc",
+    KERNELS + "wcc:wcc",
+    False,
+    "weakly connected components",
+    verifier=Verifier(VERIFY + "verify_wcc", plain, "components equal SciPy's, up to relabelling"),
+    report=_report_wcc,
+    columns=("vertex", "component"),
+    bench=BenchSpec("component", "partition", 2, brief=_brief_wcc),
+)
+
+SSSP = Algorithm(
+    "sssp",
+    KERNELS + "sssp:sssp",
+    True,
+    "single-source shortest paths: distance and parent",
+    wants_weights=True,
+    verifier=Verifier(VERIFY + "verify_sssp", rooted, "Graph500 SSSP rules"),
+    report=_report_sssp,
+    columns=("vertex", "distance", "parent"),
+    bench=BenchSpec("distance", "distance", 3, brief=_brief_sssp),
+)
+
+APSP = Algorithm(
+    "apsp",
+    KERNELS + "apsp:apsp",
+    False,
+    "all-pairs shortest path distances (dense in memory, or streamed to --output)",
+    (
+        Param("block", int, None, "sources per streamed block"),
+        Param("max_memory", int, None, "bytes the dense n x n matrix may take"),
+    ),
+    writes_output=True,
+    api_only=("weighted",),
+    report=_report_apsp,
+    columns=("source", "target", "distance"),
+    whole_graph=True,
+)
