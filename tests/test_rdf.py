@@ -200,6 +200,62 @@ def test_malformed_line_names_file_and_line(tmp_path):
         Store.load(tmp_path / "missing.nt")
 
 
+TRICKY_FAST = (  # lines the compiled scanner takes
+    "# a comment\n"
+    f'<{EX}a> <{EX}p> "x"^^<{XSD}string> .\n'
+    "\n"
+    f'<{EX}a>\t<{EX}p>  "Tab and  spaces"@EN-gb . # trailing comment\r\n'
+    f'_:b2 <{EX}p> "q\\"uote \\u00e9 \\n" .\n'
+    f'<{EX}a> <{EX}p> "\u00e9t\u00e9"@fr .\n'
+    f'<{EX}a> <{EX}p> "5"^^<{XSD}integer> .\n'
+    f'<{EX}a> <{EX}p> "" .\n'
+)
+#: and two it leaves to the line parser (a label before the final dot, a non-ASCII IRI)
+TRICKY = TRICKY_FAST + f"_:b1 <{EX}p> _:b2.\n<{EX}\u00e9> <{EX}p> <{EX}b>."
+
+
+def _triples(store):
+    return {tuple(store.terms[i] for i in row) for row in store.pso.tolist()}
+
+
+def _line_parser_triples(path):
+    from hpgraph.rdf.parse import iter_triples
+
+    out = set()
+    for s, p, o in iter_triples(path):
+        out.update(zip(s, p, o, strict=True))
+    return out
+
+
+@pytest.mark.parametrize("collide", [False, True])
+def test_compiled_scanner_matches_line_parser(data, tmp_path, monkeypatch, collide):
+    """The compiled N-Triples path (forced on small files) gives the line parser's triples;
+    with every hash made equal it must fall back rather than merge terms."""
+    from hpgraph.rdf import _ntscan, parse
+
+    monkeypatch.setattr(parse, "FAST_MIN_BYTES", 0)
+    if collide:
+        scan = _ntscan.scan_lines
+
+        def colliding(buf):
+            starts, ends, hashes, lines, bad = scan(buf)
+            return starts, ends, np.zeros_like(hashes), lines, bad
+
+        monkeypatch.setattr(_ntscan, "scan_lines", colliding)
+    path, _, _ = data
+    assert _ntscan.scan_lines(np.frombuffer(TRICKY_FAST.encode("utf-8"), np.uint8))[4] == -1
+    sources = [path]
+    for i, text in enumerate((TRICKY_FAST, TRICKY)):
+        sources.append(tmp_path / f"tricky{i}.nt")
+        sources[-1].write_bytes(text.encode("utf-8"))
+    for source in sources:
+        assert _triples(Store.load(source)) == _line_parser_triples(source)
+    bad = tmp_path / "bad.nt"
+    bad.write_text(TRICKY + "\n" + f"<{EX}a> <{EX}p> <{EX}b> <{EX}c> .\n", encoding="utf-8")
+    with pytest.raises(GraphFormatError, match=r"bad\.nt:11: malformed"):
+        Store.load(bad)
+
+
 @pytest.mark.parametrize(
     "text,match",
     [

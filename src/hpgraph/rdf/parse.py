@@ -14,12 +14,17 @@ import gzip
 import os
 import re
 
+import numpy as np
+
 from hpgraph.errors import GraphFormatError
 
-__all__ = ["iter_triples", "canonical_literal", "rdf_format", "BLOCK"]
+__all__ = ["iter_triples", "read_nt_ids", "canonical_literal", "rdf_format", "BLOCK"]
 
 #: Triples per yielded block.
 BLOCK = 1 << 16
+#: N-Triples files from this size on (bytes; gzip files count 4x) are read by the
+#: compiled scanner: below it, starting numba (about a second) costs more than it saves.
+FAST_MIN_BYTES = 1 << 23
 _XSD_STRING = "http://www.w3.org/2001/XMLSchema#string"
 _IRI = r"<[^<>\"{}|^`\\\s]*>"
 _BNODE = r"_:[A-Za-z0-9_](?:[A-Za-z0-9_\-.]*[A-Za-z0-9_\-])?"
@@ -39,6 +44,7 @@ _LINE = re.compile(
     + _LIT
     + r")[ \t]*\.[ \t]*(?:#.*)?$"
 )
+_LIT_ALL = re.compile(_LIT)
 _BLANK = re.compile(r"[ \t]*(?:#.*)?$")
 _ESC = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))")
 _SIMPLE = {"t": "\t", "b": "\b", "n": "\n", "r": "\r", "f": "\f", '"': '"', "'": "'", "\\": "\\"}
@@ -91,37 +97,125 @@ def _open_text(path):
 
 
 def _iter_nt(path):
+    lineno = 0
+    with _open_text(path) as fh:
+        while True:
+            lines = fh.readlines(1 << 22)
+            if not lines:
+                return
+            block = _block_by_line(lines, path, lineno)
+            lineno += len(lines)
+            for i in range(0, len(block[0]), BLOCK):
+                yield block[0][i : i + BLOCK], block[1][i : i + BLOCK], block[2][i : i + BLOCK]
+
+
+def _literal(lex, lang, dt):
+    """The key of a literal from its lexical form as written, tag and ``<datatype>``."""
+    if "\\" in lex:
+        return canonical_literal(_unescape(lex), lang, dt[1:-1] if dt else None)
+    if lang:
+        return '"' + lex + '"@' + lang.lower()
+    if dt and dt[1:-1] != _XSD_STRING:
+        return '"' + lex + '"^^' + dt
+    return '"' + lex + '"'
+
+
+def _block_by_line(lines, path, lineno):
+    """(subjects, predicates, objects) of ``lines``, the first being line ``lineno + 1``."""
     s_out, p_out, o_out = [], [], []
     match = _LINE.match
-    with _open_text(path) as fh:
-        for lineno, line in enumerate(fh, 1):
-            m = match(line, 0, len(line.rstrip("\r\n")))
-            if m is None:
-                if _BLANK.match(line.rstrip("\r\n")):
-                    continue
-                raise GraphFormatError("malformed N-Triples line", path, lineno)
-            s, p, o, lex, lang, dt = m.groups()
-            if o is None:
-                if "\\" in lex:
-                    try:
-                        lex = _unescape(lex)
-                    except ValueError as exc:
-                        raise GraphFormatError(str(exc), path, lineno) from None
-                    o = canonical_literal(lex, lang, dt[1:-1] if dt else None)
-                elif lang:
-                    o = '"' + lex + '"@' + lang.lower()
-                elif dt and dt[1:-1] != _XSD_STRING:
-                    o = '"' + lex + '"^^' + dt
-                else:
-                    o = '"' + lex + '"'
-            s_out.append(s)
-            p_out.append(p)
-            o_out.append(o)
-            if len(s_out) >= BLOCK:
-                yield s_out, p_out, o_out
-                s_out, p_out, o_out = [], [], []
-    if s_out:
-        yield s_out, p_out, o_out
+    for i, line in enumerate(lines, lineno + 1):
+        m = match(line, 0, len(line.rstrip("\r\n")))
+        if m is None:
+            if _BLANK.match(line.rstrip("\r\n")):
+                continue
+            raise GraphFormatError("malformed N-Triples line", path, i)
+        s, p, o, lex, lang, dt = m.groups()
+        if o is None:
+            try:
+                o = _literal(lex, lang, dt)
+            except ValueError as exc:
+                raise GraphFormatError(str(exc), path, i) from None
+        s_out.append(s)
+        p_out.append(p)
+        o_out.append(o)
+    return s_out, p_out, o_out
+
+
+def read_nt_ids(path, ids: dict) -> np.ndarray:
+    """The triples of an N-Triples file (``.gz`` too) as an (m, 3) int64 array of term
+    ids; new terms are added to ``ids`` (key -> id) in order of first appearance.
+
+    Blocks of about 64 MiB of whole lines go through the compiled scanner of
+    :mod:`hpgraph.rdf._ntscan` (term spans and hashes; only each distinct term is decoded
+    in Python); a block it does not take is read by the line-by-line path."""
+    if not os.path.exists(path):
+        raise GraphFormatError("no such file", path)
+    gz = os.fspath(path).lower().endswith(".gz")
+    fast = os.path.getsize(path) * (4 if gz else 1) >= FAST_MIN_BYTES
+    opener = gzip.open if gz else open
+    out, lineno, rest = [], 0, b""
+    with opener(path, "rb") as fh:
+        while True:
+            chunk = fh.read(1 << 26)
+            data = rest + chunk
+            cut = data.rfind(b"\n") + 1 if chunk else len(data)
+            data, rest = data[:cut], data[cut:]
+            if data:
+                block, lines = _block_ids(data, path, lineno, ids, fast)
+                out.append(block)
+                lineno += lines
+            if not chunk:
+                break
+    return np.concatenate(out) if out else np.empty((0, 3), np.int64)
+
+
+def _scanned_literal(term):
+    """The key of a literal as the scanner took it (its grammar already checked)."""
+    end = term.rfind('"')
+    if "\\" in term:
+        return _literal(*_LIT_ALL.fullmatch(term).groups())
+    if end == len(term) - 1:
+        return term
+    if term[end + 1] == "@":
+        return term[: end + 1] + term[end + 1 :].lower()
+    return term[: end + 1] if term[end + 4 : -1] == _XSD_STRING else term
+
+
+def _block_ids(data: bytes, path, lineno, ids, fast):
+    put = ids.setdefault
+    if fast:
+        from hpgraph.rdf import _ntscan
+
+        buf = np.frombuffer(data, np.uint8)
+        starts, ends, hashes, lines, bad = _ntscan.scan_lines(buf)
+    if fast and bad < 0 and len(hashes):
+        uniq, first, inv = np.unique(hashes.reshape(-1), return_index=True, return_inverse=True)
+        inv = inv.reshape(-1)
+        s_flat, e_flat = starts.reshape(-1), ends.reshape(-1)
+        if _ntscan.same_spans(buf, s_flat, e_flat, first[inv]):
+            order = np.argsort(first)  # distinct terms in order of first appearance
+            reps = first[order]
+            try:
+                text = _ntscan.gather_spans(buf, s_flat[reps], e_flat[reps]).tobytes()
+                raw = text.decode("utf-8").split("\n")[:-1]
+                keys = [t if t[0] != '"' else _scanned_literal(t) for t in raw]
+            except (ValueError, AttributeError):  # bad UTF-8 or escape: the slow path names it
+                keys = None
+            if keys is not None:
+                id_of = np.empty(len(uniq), np.int64)
+                id_of[order] = [put(k, len(ids)) for k in keys]
+                return id_of[inv].reshape(-1, 3), lines
+    try:
+        lines = data.decode("utf-8").split("\n")
+    except UnicodeDecodeError as exc:
+        raise GraphFormatError(f"not UTF-8 ({exc.reason})", path) from None
+    s, p, o = _block_by_line(lines[:-1] if lines[-1] == "" else lines, path, lineno)
+    block = np.empty((len(s), 3), np.int64)
+    block[:, 0] = [put(t, len(ids)) for t in s]
+    block[:, 1] = [put(t, len(ids)) for t in p]
+    block[:, 2] = [put(t, len(ids)) for t in o]
+    return block, data.count(b"\n")
 
 
 def term_key(term) -> str:

@@ -44,22 +44,25 @@ class Store:
         ``infer``: an ontology file (Turtle or N-Triples), or ``"univ-bench"`` for LUBM's
         built-in ontology, whose entailments are materialised into the store (see
         :mod:`hpgraph.rdf.infer`); the ontology's own triples are not stored."""
-        from hpgraph.rdf.parse import iter_triples
+        from hpgraph.rdf.parse import iter_triples, rdf_format, read_nt_ids
 
         if os.path.isdir(path):
             if infer is not None:
                 raise InvalidArgumentError(f"{path}: a store is already built; infer on load")
             return cls.open(path)
         ids: dict[str, int] = {}
-        put = ids.setdefault
-        cols = []
-        for s, p, o in iter_triples(path):
-            block = np.empty((len(s), 3), dtype=np.int64)
-            block[:, 0] = [put(t, len(ids)) for t in s]
-            block[:, 1] = [put(t, len(ids)) for t in p]
-            block[:, 2] = [put(t, len(ids)) for t in o]
-            cols.append(block)
-        spo = np.concatenate(cols) if cols else np.empty((0, 3), dtype=np.int64)
+        if rdf_format(path) == "nt":
+            spo = read_nt_ids(path, ids)
+        else:
+            put = ids.setdefault
+            cols = []
+            for s, p, o in iter_triples(path):
+                block = np.empty((len(s), 3), dtype=np.int64)
+                block[:, 0] = [put(t, len(ids)) for t in s]
+                block[:, 1] = [put(t, len(ids)) for t in p]
+                block[:, 2] = [put(t, len(ids)) for t in o]
+                cols.append(block)
+            spo = np.concatenate(cols) if cols else np.empty((0, 3), dtype=np.int64)
         if infer is not None:
             spo = _infer(spo, ids, infer)
         store = cls(list(ids), *_permutations(spo))
@@ -178,10 +181,23 @@ def _infer(spo, ids, ontology):
 
 def _permutations(spo):
     """PSO and POS orders of the distinct rows of ``spo`` (an RDF graph is a set)."""
-    pso = spo[np.lexsort((spo[:, 2], spo[:, 0], spo[:, 1]))]
+    pso = spo[_order(spo, (1, 0, 2))]
     if len(pso) > 1:
         keep = np.ones(len(pso), bool)
         keep[1:] = np.any(pso[1:] != pso[:-1], axis=1)
         pso = pso[keep]
-    pos = pso[np.lexsort((pso[:, 0], pso[:, 2], pso[:, 1]))]
+    pos = pso[_order(pso, (1, 2, 0))]
     return np.ascontiguousarray(pso), np.ascontiguousarray(pos)
+
+
+def _order(spo, columns):
+    """The row order sorting by ``columns`` (predicate first): one argsort of a folded
+    int64 key, predicates ranked (they are few), when it fits; else a lexsort."""
+    if len(spo) == 0:
+        return np.arange(0)
+    n = int(spo.max()) + 1
+    preds, rank = np.unique(spo[:, 1], return_inverse=True)
+    if n * n * len(preds) >= 1 << 62:
+        return np.lexsort(tuple(spo[:, c] for c in reversed(columns)))
+    _, b, c = columns
+    return np.argsort((rank.reshape(-1) * n + spo[:, b]) * n + spo[:, c], kind="stable")
