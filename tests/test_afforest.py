@@ -1,4 +1,4 @@
-"""WCC by Afforest (the default method) against SciPy's connected components and the
+"""WCC by Afforest (the default variant) against SciPy's connected components and the
 HashMin vertex program, on graphs of several shapes and peer counts; the engine's atomic
 compare-and-swap under contention."""
 
@@ -67,9 +67,9 @@ def test_afforest_equals_scipy_and_hashmin(shape, threads):
     comp, _ = afforest_components(g, threads=threads)
     assert np.array_equal(comp, _min_labels(g))
     res = hp.wcc(g, threads=threads)
-    assert res.meta["method"] == "afforest"
+    assert res.meta["variant"] == "afforest"
     assert np.array_equal(
-        res["component"], hp.wcc(g, method="hashmin", threads=threads)["component"]
+        res["component"], hp.wcc(g, variant="hashmin", threads=threads)["component"]
     )
     assert res.meta["components"] == len(np.unique(comp))
 
@@ -82,10 +82,10 @@ def test_afforest_many_peers_on_few_cores_repeatable():
         assert np.array_equal(afforest_components(g, threads=6)[0], want)
 
 
-def test_wcc_method_checked():
+def test_wcc_variant_checked():
     g = _graph("chain")
-    with pytest.raises(InvalidArgumentError, match="method must be one of afforest, hashmin"):
-        hp.wcc(g, method="union-find")
+    with pytest.raises(InvalidArgumentError, match="variant must be one of afforest, hashmin"):
+        hp.wcc(g, variant="union-find")
 
 
 @njit(nogil=True)

@@ -1,11 +1,11 @@
 """Weakly connected components. Given a graph, returns for every vertex the smallest
 internal id in its component (edge directions ignored, Graphalytics WCC).
 
-Two methods give the same labels. ``method="afforest"`` (default) is the GAP reference's
+Two variants give the same labels. ``variant="afforest"`` (default) is the GAP reference's
 algorithm, a peer-level program with atomic hooking and neighbour sampling
 (:mod:`hpgraph.algorithms.afforest`): its work is about two neighbours per vertex plus
 the edges outside the giant component, not one pass per superstep over the diameter.
-``method="hashmin"`` is the vertex program below, the example of a vertex-centric
+``variant="hashmin"`` is the vertex program below, the example of a vertex-centric
 kernel.
 
 Vertex program: HashMin label propagation (Pregel paper; Yan et al., VLDB'14): every
@@ -49,7 +49,7 @@ WCC = vertex_program(
 )
 
 
-METHODS = ("afforest", "hashmin")
+VARIANTS = ("afforest", "hashmin")
 
 
 def _count(comp):
@@ -58,18 +58,18 @@ def _count(comp):
     return int(np.count_nonzero(comp == np.arange(comp.shape[0])))
 
 
-def wcc(graph, *, method="afforest", threads=None, runtime=None, progress=False):
+def wcc(graph, *, variant="afforest", threads=None, runtime=None, progress=False):
     """Component label of every vertex (the smallest member's internal id), by
-    ``method`` "afforest" (default) or "hashmin" (the vertex program); ``progress``
+    ``variant`` "afforest" (default) or "hashmin" (the vertex program); ``progress``
     shows the vertex program's supersteps (Afforest runs eight short phases)."""
     check_graph(graph)
-    if method not in METHODS:
-        raise InvalidArgumentError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
-    if method == "afforest":
+    if variant not in VARIANTS:
+        raise InvalidArgumentError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+    if variant == "afforest":
         from hpgraph.algorithms.afforest import afforest_components
 
         comp, job = afforest_components(graph, threads=threads, runtime=runtime)
-        meta = {"components": _count(comp), "method": method}
+        meta = {"components": _count(comp), "variant": variant}
         meta["supersteps"] = len(job.stats.supersteps)
         return VertexResult(
             "wcc", graph, {"component": comp}, stats=job.stats, meta=meta,
@@ -82,6 +82,6 @@ def wcc(graph, *, method="afforest", threads=None, runtime=None, progress=False)
         graph,
         {"component": comp},
         job,
-        meta={"components": _count(comp), "method": method},
+        meta={"components": _count(comp), "variant": variant},
         id_columns=("component",),
     )

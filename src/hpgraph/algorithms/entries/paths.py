@@ -94,6 +94,15 @@ WCC = Algorithm(
     KERNELS + "wcc:wcc",
     False,
     "weakly connected components",
+    (
+        Param(
+            "variant",
+            str,
+            "afforest",
+            "afforest (GAP's: sampled hooking) or hashmin (the vertex program)",
+            choices=("afforest", "hashmin"),
+        ),
+    ),
     verifier=Verifier(VERIFY + "verify_wcc", plain, "components equal SciPy's, up to relabelling"),
     report=_report_wcc,
     columns=("vertex", "component"),
