@@ -342,3 +342,20 @@ def test_json_and_csv_values_decode_escapes(data):
     assert got == {"type": "literal", "value": want}
     assert want == 'line\nbreak "q" \u00e9'
     assert format_results(variables, table, "csv").startswith('o\r\n"line\nbreak ""q"" \u00e9"')
+
+
+def test_cli_graph_bridge_then_run(data, tmp_path):
+    from hpgraph.cli.main import cli
+    from hpgraph.io import load_binary
+
+    path, store, _ = data
+    runner = CliRunner()
+    out = tmp_path / "knows.hpgc"
+    r = runner.invoke(cli, ["rdf", "graph", str(path), "-p", f"{EX}knows", "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    g, want = load_binary(out), store.subgraph([f"{EX}knows"])
+    assert (g.n, g.num_edges, list(g.ids)) == (want.n, want.num_edges, list(want.ids))
+    r = runner.invoke(cli, ["run", "pagerank", str(out), "--no-progress"])
+    assert r.exit_code == 0, r.output
+    r = runner.invoke(cli, ["rdf", "graph", str(path), "-p", f"{EX}nope", "-o", str(out)])
+    assert r.exit_code == 2 and "not in the store" in r.output

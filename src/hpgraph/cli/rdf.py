@@ -13,7 +13,8 @@ __all__ = ["rdf", "sparql"]
 @click.group(short_help="RDF stores: load N-Triples / Turtle, generate LUBM data.")
 def rdf():
     """RDF data: ``hpgraph rdf load DATA -o STORE``; query it with ``hpgraph sparql``;
-    ``hpgraph rdf lubm -u N -o OUT.nt`` generates LUBM benchmark data."""
+    ``hpgraph rdf lubm -u N -o OUT.nt`` generates LUBM benchmark data; ``hpgraph rdf graph
+    STORE -p IRI -o G.hpgc`` hands a predicate subgraph to ``hpgraph run``."""
 
 
 @rdf.command("load", short_help="Parse N-Triples or Turtle (.gz too) into a store directory.")
@@ -57,6 +58,29 @@ def lubm(universities, seed, output):
     t0 = time.perf_counter()
     n = generate_lubm(output, universities, seed)
     click.echo(f"wrote {output}: {n:,} triples in {time.perf_counter() - t0:.2f} s")
+
+
+@rdf.command("graph", short_help="Write the subgraph of chosen predicates as a graph file.")
+@click.argument("data", type=click.Path())
+@click.option(
+    "-p", "--predicate", "predicates", multiple=True, required=True, help="A predicate IRI."
+)
+@click.option("--undirected", is_flag=True, help="Make the edges undirected.")
+@click.option(
+    "-o", "--output", required=True, type=click.Path(dir_okay=False), help=".hpgc, .parquet, .el"
+)
+def graph(data, predicates, undirected, output):
+    """Write the triples of DATA (a store or an RDF file) whose predicate is one of the
+    given IRIs as a graph whose vertices are the IRIs and blank nodes (literal objects are
+    left out), for any kernel: ``hpgraph run pagerank OUTPUT``."""
+    from hpgraph.cli._common import graph_output_format, write_graph
+    from hpgraph.rdf import Store
+
+    graph_output_format(output)  # a bad extension fails before the load
+    store = Store.open(data) if os.path.isdir(data) else Store.load(data)
+    g = store.subgraph(list(predicates), directed=not undirected)
+    write_graph(g, output)
+    click.echo(f"wrote {output}: {g.n:,} vertices, {g.num_edges:,} edges")
 
 
 @click.command(short_help="Run a SPARQL SELECT query on an RDF store or file.")

@@ -28,7 +28,8 @@ def subgraph(store, predicates, *, directed=True):
     edges = edges[~is_lit[edges[:, 2]]]
     verts, inv = np.unique(np.concatenate([edges[:, 0], edges[:, 2]]), return_inverse=True)
     m = len(edges)
-    ids = [
-        store.terms[v][1:-1] if store.terms[v].startswith("<") else store.terms[v] for v in verts
-    ]
+    ids = np.array(  # object dtype: string ids, as the graph writers expect
+        [store.terms[v][1:-1] if store.terms[v].startswith("<") else store.terms[v] for v in verts],
+        dtype=object,
+    )
     return Graph.from_edges(inv[:m], inv[m:], n=len(verts), directed=directed, ids=ids)
