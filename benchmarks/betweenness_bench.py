@@ -5,14 +5,14 @@ NetworKit and igraph (and SciPy for APSP), timed in the same run on the same gra
                                       [--apsp-scale 12] [--no-igraph]
 
 Betweenness: the Graph500 Kronecker graph (undirected, parallel edges collapsed for the
-peers, as hpgraph collapses them), k sources drawn with numpy's default_rng(seed).
+competitors, as hpgraph collapses them), k sources drawn with numpy's default_rng(seed).
 hpgraph and igraph (``Graph.betweenness(sources=...)``, exact subset, one thread) use
 exactly those sources; NetworKit's ``EstimateBetweenness(G, k, parallel=True)`` draws
 its own k sources and weights the contributions by distance (Sanders et al.), the same
 work: k BFS plus k dependency accumulations. APSP: Kronecker ``--apsp-scale``,
 unweighted, the dense matrix; NetworKit ``distance.APSP`` (parallel), SciPy
 ``csgraph.shortest_path(unweighted=True)`` (one thread). One timed run each after an
-untimed warm-up of hpgraph (JIT caches); ratios = peer time / hpgraph time.
+untimed warm-up of hpgraph (JIT caches); ratios = competitor time / hpgraph time.
 """
 
 from __future__ import annotations

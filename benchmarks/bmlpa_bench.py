@@ -122,7 +122,7 @@ def mention_part(args):
     deg = s.out_degree()
     print(f"mention graph n={g.n:,} m={g.num_edges:,} generated in {gen_s:.1f} s; "
           f"max degree {deg.max():,}, degree-1 share {(deg == 1).mean():.2f}")  # fmt: skip
-    # peer: NetworKit PLP on the same undirected graph, same thread count
+    # competitor: NetworKit PLP on the same undirected graph, same thread count
     nk.setNumberOfThreads(args.threads)
     G = _nk_graph(g)
     t0 = time.perf_counter()
@@ -131,7 +131,7 @@ def mention_part(args):
     plp_s = time.perf_counter() - t0
     part = np.asarray(plp.getPartition().getVector(), dtype=np.int64)
     nmi = "" if planted is None else f", NMI vs planted topics {_topic_nmi(part, planted):.3f}"
-    print(f"peer NetworKit PLP: {plp_s:.2f} s, {np.unique(part).size:,} "
+    print(f"competitor NetworKit PLP: {plp_s:.2f} s, {np.unique(part).size:,} "
           f"communities, {plp.numberOfIterations()} iterations{nmi}")  # fmt: skip
     del G, s, g
     rows = []

@@ -4,11 +4,12 @@ igraph's transitivity_local_undirected, all in this run, on the same graph, with
 same thread count (igraph runs on one thread: it has no parallel LCC).
 
 Each trial times every system in turn (interleaved, so load drifts hit all alike); the
-report gives the median per system and the ratio peer time / hpgraph time (> 1: hpgraph
-is faster). hpgraph is timed twice per trial: "cold" on a fresh Graph object, so the time
-includes deriving its degree-ordered view (the peers get theirs, NetworKit's Graph with
-multi-edges and loops removed and igraph's simplified Graph, untimed), and "warm" with
-that view cached. Results are checked against both peers (max |difference| of LCC).
+report gives the median per system and the ratio competitor time / hpgraph time (> 1:
+hpgraph is faster). hpgraph is timed twice per trial: "cold" on a fresh Graph object, so
+the time includes deriving its degree-ordered view (the competitors get theirs,
+NetworKit's Graph with multi-edges and loops removed and igraph's simplified Graph,
+untimed), and "warm" with that view cached. Results are checked against both
+competitors (max |difference| of LCC).
 
     python benchmarks/lcc_bench.py [--scale 18] [--threads 2] [--trials 3] [--turbo-off]
 """
@@ -106,7 +107,7 @@ def main(argv=None):
         print(
             f"{name:<18}{t:>10.3f}{t / med['hpgraph cold']:>10.2f}{t / med['hpgraph warm']:>10.2f}"
         )
-    print("ratios: peer time / hpgraph time (> 1: hpgraph is faster)")
+    print("ratios: competitor time / hpgraph time (> 1: hpgraph is faster)")
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ extrapolation flatters NetworkX there). ``--nx-scale`` equal to ``--scale`` time
 NetworkX directly. A short check that the answers agree runs on every call.
 
 graphblas-algorithms 2023.10 installs beside NetworkX 3.6 (``pip install --no-deps
-graphblas-algorithms``; python-graphblas is in the ``peers`` extra); nx-parallel does not
+graphblas-algorithms``; python-graphblas is in the ``competitors`` extra); nx-parallel does not
 (0.4 needs Python 3.12, 0.3 fails to import with NetworkX 3.6), so it is not timed.
 """
 

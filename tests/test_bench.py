@@ -93,6 +93,24 @@ def test_report_files(tmp_path, monkeypatch):
         run_bench(kernels="bfs,tc", graphs=["kron:4"], quiet=True)
 
 
+def test_competitors_by_their_name_and_their_old_name(monkeypatch):
+    # run_bench(competitors=), python -m hpgraph.bench --competitors; peers= and --peers
+    # (hidden) are the old names, still accepted
+    from hpgraph.bench.__main__ import build_parser
+
+    monkeypatch.setattr(harness, "_hpgraph_kernels", lambda: ({}, {}, "hidden by the test"))
+    args = dict(kernels="wcc", graphs=[("p", path_graph(20))], trials=1, roots=1, quiet=True)
+    report = run_bench(**args, competitors=["scipy"])
+    assert [r["system"] for r in report.rows] == ["hpgraph", "scipy"]
+    assert list(report.env["competitors"]) == ["scipy"]
+    with pytest.raises(InvalidArgumentError, match="not both"):
+        run_bench(**args, competitors=["scipy"], peers=["scipy"])
+    parser = build_parser()
+    assert parser.parse_args(["--competitors", "scipy,igraph"]).competitors == "scipy,igraph"
+    assert parser.parse_args(["--peers", "scipy"]).competitors == "scipy"
+    assert "--competitors" in parser.format_help() and "--peers" not in parser.format_help()
+
+
 def test_hpgraph_side_verification_and_failures(monkeypatch):
     # hpgraph's side with stand-in kernels: a right WCC, a wrong BFS its verifier rejects
     import scipy.sparse as sp

@@ -8,7 +8,8 @@ import csv
 import pytest
 
 from conftest import MPIEXEC, NO_MPI
-from hpgraph.bench.cbench import _run_one, cbench, sweep
+from hpgraph.bench.cbench import _run_one, cbench, main, sweep
+from hpgraph.errors import InvalidArgumentError
 
 
 def test_local_cbench_sends_what_was_asked():
@@ -21,6 +22,26 @@ def test_local_cbench_sends_what_was_asked():
 
 def test_peers_are_capped_by_the_other_tasks():
     assert cbench("local", tasks=2, peers=5, supersteps=3).peers == 1
+
+
+def test_partners_by_their_name_and_their_old_name(capsys, tmp_path):
+    # cbench(partners=), -P/--partners, the CSV's partners column; peers= and --peers
+    # (hidden) are the old names, still accepted
+    r = cbench("local", tasks=3, partners=1, size=10, supersteps=3)
+    assert r.partners == r.peers == 1 and r.bytes_per_superstep == 3 * 1 * 10
+    with pytest.raises(InvalidArgumentError, match="not both"):
+        cbench("local", tasks=3, partners=1, peers=1, supersteps=3)
+    for flag in ("-P", "--partners", "--peers"):
+        assert main(["-T", "3", flag, "1", "-I", "3"]) == 0
+        header, row = capsys.readouterr().out.splitlines()
+        assert row.split()[:3] == ["local", "3", "1"]
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "--partners" in (text := capsys.readouterr().out) and "--peers" not in text
+    sweep("bytes", runtimes=("local",), sizes=[64], fixed_tasks=2, supersteps=3,
+          out_prefix=str(tmp_path / "cb"))  # fmt: skip
+    with open(tmp_path / "cb-bytes.csv") as f:
+        assert [int(t["partners"]) for t in csv.DictReader(f)] == [1]
 
 
 @pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)

@@ -253,3 +253,15 @@ def test_bench_runs_and_rejects_unknown_kernels(tmp_path):
        "--peers", "scipy", "-o", out)  # fmt: skip
     assert out.read_text().startswith("kernel,")
     assert "unknown kernels" in one_line_error(invoke("bench", "kronecker:6", "-k", "xx"), 2)
+
+
+def test_bench_competitors_and_their_old_option_name(tmp_path):
+    out = tmp_path / "bench.csv"
+    args = ("bench", "kronecker:5", "-k", "wcc", "--trials", "1", "--threads", "1", "-o", out)
+    for option in ("--competitors", "--peers"):  # --peers: the old name, hidden
+        r = ok(*args, option, "scipy")
+        systems = [line.split(",")[4] for line in out.read_text().splitlines()[1:]]
+        assert systems == ["hpgraph", "scipy"]
+    assert "--peers is now --competitors" in r.stderr
+    text = ok("bench", "--help").stdout
+    assert "--competitors" in text and "--peers" not in text

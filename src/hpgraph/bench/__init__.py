@@ -1,5 +1,5 @@
-"""``hpgraph bench``: hpgraph's kernels against the PyPI peers, on the same graphs, in the
-same process.
+"""``hpgraph bench``: hpgraph's kernels against competing PyPI libraries (its
+competitors), on the same graphs, in the same process.
 
 Usage::
 
@@ -15,16 +15,16 @@ or from Python::
 What it runs. For every graph (Graph500 Kronecker ``kronecker:SCALE[:EDGE_FACTOR]``,
 uniform random ``uniform:N:M``, or ``file:PATH``; generated with a fixed seed, weighted when
 SSSP is asked for) and every kernel in {pagerank, bfs, wcc, sssp}: hpgraph's kernel
-(``hpgraph.algorithms.ALGORITHMS[kernel]``, imported lazily), then each importable peer
-that has the kernel: SciPy (csgraph; PageRank as a SpMV loop), python-graphblas
+(``hpgraph.algorithms.ALGORITHMS[kernel]``, imported lazily), then each importable
+competitor that has the kernel: SciPy (csgraph; PageRank as a SpMV loop), python-graphblas
 (SuiteSparse:GraphBLAS; PageRank vxm loop, BFS vxm level loop, WCC min-label propagation,
 SSSP frontier Bellman-Ford), NetworKit, igraph, scikit-network, and NetworkX when
-``|E| < 200,000``. A peer that does not import is skipped with a note.
+``|E| < 200,000``. A competitor that does not import is skipped with a note.
 
 Rules (GAP's, plus LDBC Graphalytics' definitions and Graph500's roots and TEPS):
 
 - the harness times, kernels don't: ``time.perf_counter`` around one call;
-- conversions to a peer's format happen before, and result normalisation after, the
+- conversions to a competitor's format happen before, and result normalisation after, the
   timed region (conversion time and RSS growth are reported apart);
 - one untimed warm-up call per (system, kernel, graph) (numba compilation, caches), then
   ``trials`` timed calls (per root for BFS/SSSP); the table gives the median and the
@@ -37,24 +37,25 @@ Rules (GAP's, plus LDBC Graphalytics' definitions and Graph500's roots and TEPS)
   ``setNumberOfThreads`` get the same number; SciPy, igraph, scikit-network, NetworkX are
   single-threaded;
 - verification: hpgraph's result of the first trial per root is checked by
-  ``hpgraph.algorithms.verify`` (untimed); every peer's result is compared with the
+  ``hpgraph.algorithms.verify`` (untimed); every competitor's result is compared with the
   reference (hpgraph's verified result, or SciPy's when hpgraph's kernels are missing):
-  BFS depths and WCC partitions exactly, PageRank and SSSP to relative 1e-4. Peers whose
-  definition differs (igraph/NetworkX PageRank to convergence, scikit-network's dangling
-  rule) are compared "for information" only.
+  BFS depths and WCC partitions exactly, PageRank and SSSP to relative 1e-4. Competitors
+  whose definition differs (igraph/NetworkX PageRank to convergence, scikit-network's
+  dangling rule) are compared "for information" only.
 
 Report columns: kernel, graph, |V|, |E| (as the user counts them: an undirected edge once),
 system, threads, median and min seconds, ``vs hpgraph`` = system time / hpgraph time
 (> 1: hpgraph is faster), EVPS = (|V| + |E|) / median time, TEPS (BFS, SSSP) = Graph500's
 "edges in the traversed component" / time, harmonic mean over roots, peak RSS (the
-process's high-water mark after the row), the cross-check, and a note (the peer's
+process's high-water mark after the row), the cross-check, and a note (the competitor's
 algorithm). Per graph: generation time, hpgraph's bytes per stored edge
-(``graph.memory_bytes() / graph.num_stored_edges``), peak RSS before and after, each peer's
-conversion time and RSS growth.
+(``graph.memory_bytes() / graph.num_stored_edges``), peak RSS before and after, each
+competitor's conversion time and RSS growth.
 
-Conversion caveats: see :mod:`hpgraph.bench.peers` (parallel edges become multiplicities
-for SciPy/GraphBLAS/scikit-network and the smallest parallel weight for SSSP; NetworKit's
-PageRank runs on a directed copy so that sinks are handled; NetworkX gets a simple graph).
+Conversion caveats: see :mod:`hpgraph.bench.competitors` (parallel edges become
+multiplicities for SciPy/GraphBLAS/scikit-network and the smallest parallel weight for
+SSSP; NetworKit's PageRank runs on a directed copy so that sinks are handled; NetworkX
+gets a simple graph).
 
 OpenMP on a busy machine: GraphBLAS, NetworKit and igraph (PRPACK) use OpenMP, whose
 threads spin while they wait; when other processes occupy the cores a spinning thread

@@ -19,8 +19,8 @@ def _split(values):
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m hpgraph.bench",
-        description="Time hpgraph's kernels against the installed PyPI peers on the same "
-        "graphs, in the same process.",
+        description="Time hpgraph's kernels against the installed PyPI competitors on the "
+        "same graphs, in the same process.",
     )
     p.add_argument("--kernels", default=",".join(bench_kernels()), help="comma-separated")
     p.add_argument(
@@ -40,7 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=None, help="threads [all cores]")
     p.add_argument("--roots", type=int, default=8, help="BFS/SSSP roots per graph [8]")
     p.add_argument("--no-verify", dest="verify", action="store_false")
-    p.add_argument("--peers", default=None, help="comma-separated peer names [all]")
+    p.add_argument("--competitors", default=None, help="comma-separated competitor libraries [all]")
+    # the option's old name, still accepted
+    p.add_argument("--peers", dest="competitors", default=None, help=argparse.SUPPRESS)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--iterations", type=int, default=20, help="PageRank iterations [20]")
     p.add_argument("--damping", type=float, default=0.85)
@@ -51,8 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.threads:
-        # OpenMP peers without a thread setting (igraph's PRPACK) use the same count; set
-        # before any peer loads its OpenMP runtime
+        # OpenMP competitors without a thread setting (igraph's PRPACK) use the same count;
+        # set before any competitor loads its OpenMP runtime
         os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     from hpgraph.bench.harness import run_bench
 
@@ -70,7 +72,7 @@ def main(argv=None) -> int:
             roots=args.roots,
             verify=args.verify,
             out=args.out,
-            peers=_split([args.peers]) if args.peers else None,
+            competitors=_split([args.competitors]) if args.competitors else None,
             seed=args.seed,
             damping=args.damping,
             iterations=args.iterations,

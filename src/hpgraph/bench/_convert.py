@@ -1,4 +1,4 @@
-"""Array helpers of the benchmark harness: peer formats and result normalisation.
+"""Array helpers of the benchmark harness: competitor formats and result normalisation.
 
 Nothing here is timed: conversions run before a kernel's timed region, normalisation
 after it.
@@ -54,7 +54,7 @@ def _dedup(indptr, indices, weights, has_w):
 def dedup_csr(graph, weighted: bool):
     """(indptr, indices, values) of ``graph`` without parallel edges: values are edge
     multiplicities (``weighted=False``) or the smallest parallel weight (``weighted=True``,
-    what shortest paths use). Fresh, writeable arrays (peers may take them over)."""
+    what shortest paths use). Fresh, writeable arrays (competitors may take them over)."""
     if weighted and graph.weights is None:
         raise ValueError("the graph has no weights")
     w = graph.weights if weighted else np.empty(0, dtype=np.float64)

@@ -2,8 +2,9 @@
 on hpgraph's peer-level BSP API, so it measures exactly the barrier and message layers a
 runtime provides.
 
-Parameters: ``T`` tasks, each talking to ``P`` peers chosen at random (seeded), sending
-``N`` messages of ``M`` bytes to each of them per superstep, for ``I`` supersteps.
+Parameters: ``T`` tasks, each talking to ``P`` partners (other tasks) chosen at random
+(seeded), sending ``N`` messages of ``M`` bytes to each of them per superstep, for ``I``
+supersteps.
 Reported per superstep: barrier time and communication time (mean over tasks), then the
 median and the 10th-90th percentile spread over supersteps (the first superstep, which
 pays for warm-up, is left out).
@@ -27,13 +28,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import csv
 import os
 import subprocess
 import sys
 from dataclasses import asdict, dataclass
 
 import numpy as np
+
+from hpgraph.bench._rows import write_rows
 
 __all__ = ["CBenchResult", "cbench", "sweep", "speedups", "main", "RUNTIMES"]
 
@@ -45,7 +47,7 @@ RUNTIMES = ("local", "mpi", "hama")
 class CBenchResult:
     runtime: str
     tasks: int
-    peers: int
+    partners: int
     msgs: int
     bytes: int
     supersteps: int
@@ -57,13 +59,18 @@ class CBenchResult:
     comm_p90_s: float
     bytes_per_superstep: int
 
+    @property
+    def peers(self) -> int:
+        """The old name of :attr:`partners`."""
+        return self.partners
 
-def _program(peer, peers, msgs, size, supersteps, seed):
+
+def _program(peer, partners, msgs, size, supersteps, seed):
     rng = np.random.default_rng([seed, peer.pid])
     others = np.array([q for q in range(peer.num_peers) if q != peer.pid] or [peer.pid])
     payload = np.zeros(size, dtype=np.uint8)
     for _ in range(supersteps):
-        targets = rng.choice(others, size=min(peers, others.size), replace=False)
+        targets = rng.choice(others, size=min(partners, others.size), replace=False)
         for q in targets:
             for _ in range(msgs):
                 peer.send(int(q), payload)
@@ -74,22 +81,27 @@ def _program(peer, peers, msgs, size, supersteps, seed):
     return None
 
 
-def cbench(runtime="local", tasks=2, peers=None, msgs=1, size=1024, supersteps=200, seed=0,
-           zookeeper=None):  # fmt: skip
+def cbench(runtime="local", tasks=2, partners=None, msgs=1, size=1024, supersteps=200, seed=0,
+           zookeeper=None, *, peers=None):  # fmt: skip
     """Run CBench once; returns a :class:`CBenchResult` (on MPI: on every rank).
-    ``zookeeper``: ``"host:port"`` for the hama runtime (None: see
-    :class:`~hpgraph.runtimes.hama.HamaRuntime`)."""
+    ``partners``: the tasks each task sends to (default and at most: all the others;
+    ``peers`` is its old name, still accepted). ``zookeeper``: ``"host:port"`` for the
+    hama runtime (None: see :class:`~hpgraph.runtimes.hama.HamaRuntime`)."""
     from hpgraph.engine import run_bsp
     from hpgraph.errors import InvalidArgumentError
 
     if runtime not in RUNTIMES:
         raise InvalidArgumentError(f"unknown CBench runtime {runtime!r}; one of {RUNTIMES}")
+    if peers is not None:  # the old name of partners
+        if partners is not None:
+            raise InvalidArgumentError("give partners= or its old name peers=, not both")
+        partners = peers
     if runtime == "mpi":  # one task per rank
         from hpgraph.runtimes.mpi import MPIRuntime
 
         tasks = MPIRuntime().size
-    peers = tasks - 1 if peers is None else min(peers, max(tasks - 1, 1))
-    args = (peers, msgs, size, supersteps, seed)
+    partners = tasks - 1 if partners is None else min(partners, max(tasks - 1, 1))
+    args = (partners, msgs, size, supersteps, seed)
     if runtime == "mpi":
         res = run_bsp(_program, args=args, runtime="mpi")
     elif runtime == "hama":
@@ -105,7 +117,7 @@ def cbench(runtime="local", tasks=2, peers=None, msgs=1, size=1024, supersteps=2
     return CBenchResult(
         runtime=runtime,
         tasks=tasks,
-        peers=peers,
+        partners=partners,
         msgs=msgs,
         bytes=size,
         supersteps=supersteps,
@@ -119,15 +131,15 @@ def cbench(runtime="local", tasks=2, peers=None, msgs=1, size=1024, supersteps=2
     )
 
 
-def _run_one(runtime, tasks, peers, msgs, size, supersteps, seed, zookeeper=None):
+def _run_one(runtime, tasks, partners, msgs, size, supersteps, seed, zookeeper=None):
     """One CBench run: local threads in this process, hama task processes launched from
     this process, or MPI ranks under mpiexec."""
     if runtime != "mpi":
-        return cbench(runtime, tasks, peers, msgs, size, supersteps, seed, zookeeper)
+        return cbench(runtime, tasks, partners, msgs, size, supersteps, seed, zookeeper)
     from hpgraph.runtimes.mpi import mpiexec_path
 
     cmd = [mpiexec_path(), "-n", str(tasks), sys.executable, "-m", "hpgraph.bench.cbench"]
-    cmd += ["--runtime", "mpi", "-P", str(peers if peers is not None else tasks - 1)]
+    cmd += ["--runtime", "mpi", "-P", str(partners if partners is not None else tasks - 1)]
     cmd += ["-N", str(msgs), "-M", str(size), "-I", str(supersteps), "--seed", str(seed)]
     cmd += ["--csv-row"]
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -172,12 +184,7 @@ def sweep(kind, runtimes=RUNTIMES, tasks=(2, 4, 8, 16), sizes=None, fixed_tasks=
                 results.append(_run_one(rt, t, t - 1, 1, m, supersteps, seed, zk))
     order = {rt: i for i, rt in enumerate(runtimes)}
     results.sort(key=lambda r: order[r.runtime])  # stable: by runtime, then by point
-    path = f"{out_prefix}-{kind}.csv"
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(CBenchResult.__dataclass_fields__))
-        w.writeheader()
-        for r in results:
-            w.writerow(asdict(r))
+    write_rows(f"{out_prefix}-{kind}.csv", CBenchResult, results)
     _plot(kind, results, f"{out_prefix}-{kind}.png")
     return results
 
@@ -277,7 +284,11 @@ def main(argv=None):
         help="for sweeps and ping-pong (default: local,mpi,hama)",
     )
     ap.add_argument("-T", "--tasks", type=int, default=None, help="default 2 (bytes sweep: 4)")
-    ap.add_argument("-P", "--peers", type=int, default=None, help="default: T - 1")
+    ap.add_argument(
+        "-P", "--partners", type=int, default=None, help="tasks each task sends to (default: T - 1)"
+    )
+    # the old name of --partners, still accepted
+    ap.add_argument("--peers", dest="partners", type=int, default=None, help=argparse.SUPPRESS)
     ap.add_argument("-N", "--msgs", type=int, default=1)
     ap.add_argument("-M", "--bytes", type=int, default=1024)
     ap.add_argument("-I", "--supersteps", type=int, default=200)
@@ -340,11 +351,11 @@ def main(argv=None):
         print(f"wrote {a.out}-{a.sweep}.csv")
         return 0
     if a.csv_row:  # inside mpiexec: every rank runs, rank 0 reports one machine line
-        r = cbench("mpi", a.tasks or 2, a.peers, a.msgs, a.bytes, a.supersteps, a.seed)
+        r = cbench("mpi", a.tasks or 2, a.partners, a.msgs, a.bytes, a.supersteps, a.seed)
         if os.environ.get("PMI_RANK", "0") == "0":
             print("CBENCH " + " ".join(str(v) for v in asdict(r).values()), flush=True)
         return 0
-    r = _run_one(a.runtime, a.tasks or 2, a.peers, a.msgs, a.bytes, a.supersteps, a.seed,
+    r = _run_one(a.runtime, a.tasks or 2, a.partners, a.msgs, a.bytes, a.supersteps, a.seed,
                  a.zookeeper)  # fmt: skip
     _print([r])
     return 0
@@ -372,7 +383,9 @@ def _print(rows):
     for r in rows:
         b = _spread(r.barrier_median_s, r.barrier_p10_s, r.barrier_p90_s)
         c = _spread(r.comm_median_s, r.comm_p10_s, r.comm_p90_s)
-        print(f"{r.runtime:8} {r.tasks:>3} {r.peers:>3} {r.msgs:>3} {r.bytes:>8} {b:>26} {c:>26}")
+        print(
+            f"{r.runtime:8} {r.tasks:>3} {r.partners:>3} {r.msgs:>3} {r.bytes:>8} {b:>26} {c:>26}"
+        )
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ the round trip (mean over ``iters`` round trips after a warm-up), ``bandwidth`` 
 from __future__ import annotations
 
 import argparse
-import csv
 import queue
 import subprocess
 import sys
@@ -29,6 +28,8 @@ import time
 from dataclasses import asdict, dataclass
 
 import numpy as np
+
+from hpgraph.bench._rows import write_rows
 
 __all__ = ["PingPongResult", "pingpong", "DEFAULT_SIZES", "write_results", "main"]
 
@@ -221,13 +222,7 @@ def pingpong(runtime="local", sizes=DEFAULT_SIZES, iters=None) -> list[PingPongR
 
 def write_results(results, prefix) -> list[str]:
     """``<prefix>-pingpong.csv`` and, with matplotlib, ``<prefix>-pingpong.png``."""
-    path = f"{prefix}-pingpong.csv"
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(PingPongResult.__dataclass_fields__))
-        w.writeheader()
-        for r in results:
-            w.writerow(asdict(r))
-    written = [path]
+    written = [write_rows(f"{prefix}-pingpong.csv", PingPongResult, results)]
     png = _plot(results, f"{prefix}-pingpong.png")
     if png:
         written.append(png)

@@ -59,15 +59,15 @@ def _cell(key, value, short=True) -> str:
 
 
 def _ratio_table(report):
-    """{(kernel, graph): {system: ratio}} and the peer names in order."""
-    peers, table = [], {}
+    """{(kernel, graph): {system: ratio}} and the competitors' names in order."""
+    competitors, table = [], {}
     for r in report.rows:
         if r["system"] == "hpgraph":
             continue
-        if r["system"] not in peers:
-            peers.append(r["system"])
+        if r["system"] not in competitors:
+            competitors.append(r["system"])
         table.setdefault((r["kernel"], r["graph"]), {})[r["system"]] = r.get("ratio")
-    return table, peers
+    return table, competitors
 
 
 def print_report(report, console) -> None:
@@ -100,7 +100,7 @@ def print_report(report, console) -> None:
                 if info["bytes_per_edge_weighted"]
                 else ""
             )
-            + f"; peer conversions (untimed): {conv or '-'}",
+            + f"; competitor conversions (untimed): {conv or '-'}",
             highlight=False,
         )
     for name, why in report.skipped.items():
@@ -132,8 +132,8 @@ def to_markdown(report) -> str:
         f"warm-up), BFS/SSSP roots {env.get('roots')}, seed {env.get('seed')}, "
         f"PageRank {env.get('pagerank')}"
     )
-    for name, p in env.get("peers", {}).items():
-        lines.append(f"- {name} {p.get('version')}: {p.get('threads', '')}")
+    for name, c in env.get("competitors", {}).items():
+        lines.append(f"- {name} {c.get('version')}: {c.get('threads', '')}")
     for name, why in report.skipped.items():
         lines.append(f"- skipped {name}: {why}")
     lines += ["", "## Graphs", ""]
@@ -177,19 +177,20 @@ def to_markdown(report) -> str:
         for p, c in g["conversions"].items()
     ]
     if conv_rows:
-        lines += ["", "Peer conversions (untimed):", ""]
-        lines += _md_table(["graph", "peer", "seconds", "RSS growth MB"], conv_rows)
+        lines += ["", "Competitor conversions (untimed):", ""]
+        lines += _md_table(["graph", "competitor", "seconds", "RSS growth MB"], conv_rows)
     lines += ["", "## Results", ""]
     lines += _md_table(
         [title for _, title in COLUMNS],
         [[_cell(k, r.get(k), short=False) for k, _ in COLUMNS] for r in report.rows],
     )
-    table, peers = _ratio_table(report)
-    if peers and any(r["system"] == "hpgraph" and r["runs"] for r in report.rows):
-        lines += ["", "## Peer time / hpgraph time (> 1: hpgraph is faster)", ""]
+    table, competitors = _ratio_table(report)
+    if competitors and any(r["system"] == "hpgraph" and r["runs"] for r in report.rows):
+        lines += ["", "## Competitor time / hpgraph time (> 1: hpgraph is faster)", ""]
+        ratios = [[_cell("ratio", v.get(c)) for c in competitors] for v in table.values()]
         lines += _md_table(
-            ["kernel", "graph", *peers],
-            [[k, g] + [_cell("ratio", v.get(p)) for p in peers] for (k, g), v in table.items()],
+            ["kernel", "graph", *competitors],
+            [[k, g, *row] for (k, g), row in zip(table, ratios, strict=True)],
         )
     if report.failures:
         lines += ["", "## Failures", ""] + [f"- {f}" for f in report.failures]

@@ -29,7 +29,7 @@ _ROOTED = "/".join(k for k in bench_kernels() if ALGORITHMS[k].needs_source)
 __all__ = ["bench", "demo"]
 
 
-@click.command(short_help="Time hpgraph's kernels against the installed PyPI peers.")
+@click.command(short_help="Time hpgraph's kernels against the installed PyPI competitors.")
 @click.argument("graphs", nargs=-1, metavar="[GRAPH]...")
 @click.option(
     "--kernels",
@@ -60,11 +60,13 @@ __all__ = ["bench", "demo"]
     help="Check hpgraph's results with its verifiers.",
 )
 @click.option(
-    "--peers",
+    "--competitors",
     default=None,
-    help="Comma-separated peers: scipy, graphblas, "
+    help="Comma-separated competitor libraries: scipy, graphblas, "
     "networkit, igraph, scikit-network, networkx. [default: every importable one]",
 )
+# the old name of --competitors, still accepted (hidden; a note on stderr when used)
+@click.option("--peers", "old_peers", default=None, hidden=True)
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
 @click.option("--damping", type=float, default=0.85, show_default=True)
 @click.option(
@@ -78,22 +80,38 @@ __all__ = ["bench", "demo"]
     "--output", "-o", type=click.Path(dir_okay=False), help="Also write the report: .md or .csv."
 )
 def bench(
-    graphs, kernels, trials, threads, roots, verify, peers, seed, damping, iterations, output
+    graphs,
+    kernels,
+    trials,
+    threads,
+    roots,
+    verify,
+    competitors,
+    old_peers,
+    seed,
+    damping,
+    iterations,
+    output,
 ):
-    """Time hpgraph's kernels and every importable peer (SciPy, python-graphblas,
-    NetworKit, igraph, scikit-network, NetworkX on small graphs) on the same GRAPHs, in
-    the same process; verify hpgraph's results and cross-check the peers'.
+    """Time hpgraph's kernels and every importable competitor library (SciPy,
+    python-graphblas, NetworKit, igraph, scikit-network, NetworkX on small graphs) on the
+    same GRAPHs, in the same process; verify hpgraph's results and cross-check the
+    competitors'.
 
     GRAPH: kronecker:SCALE[:EDGE_FACTOR], uniform:N:M (counts take k/M/G or 2^k), or a
-    graph file. [default: kronecker:16]. Peers come with: pip install 'hpgraph[peers]'.
+    graph file. [default: kronecker:16]. The competitors come with:
+    pip install 'hpgraph[competitors]'.
 
     \b
     Example:
       hpgraph bench kronecker:18 uniform:256k:4M --kernels bfs,pagerank --threads 2 -o bench.md
     """
+    if old_peers is not None:
+        console(stderr=True).print("hpgraph bench: --peers is now --competitors")
+    names = competitors or old_peers
     if threads:
-        # OpenMP peers without a thread setting (igraph's PRPACK) use the same count; set
-        # before any peer loads its OpenMP runtime
+        # OpenMP competitors without a thread setting (igraph's PRPACK) use the same count;
+        # set before any competitor loads its OpenMP runtime
         os.environ.setdefault("OMP_NUM_THREADS", str(threads))
     from hpgraph.bench import run_bench
 
@@ -105,7 +123,7 @@ def bench(
         roots=roots,
         verify=verify,
         out=output,
-        peers=[p.strip() for p in peers.split(",") if p.strip()] if peers else None,
+        competitors=[c.strip() for c in names.split(",") if c.strip()] if names else None,
         seed=seed,
         damping=damping,
         iterations=iterations,
@@ -231,7 +249,7 @@ def demo(state, scale, edge_factor, threads, seed):
 )
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def cbench(args):
-    """CBench: T tasks each send N messages of M bytes to P random peers per superstep,
+    """CBench: T tasks each send N messages of M bytes to P random partners per superstep,
     for I supersteps, on the local, MPI or hama (ZooKeeper barrier, TCP messages) runtime;
     or a sweep over T or M on several runtimes writing CSV and PNG (times, and speedups
     over hama); or --mode pingpong (latency and bandwidth between two tasks). Options:
