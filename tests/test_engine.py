@@ -333,7 +333,7 @@ def test_kernels_are_cached_across_processes(tmp_path):
         from hpgraph.algorithms.wcc import WCC
         from hpgraph.engine import codegen
         g = hp.generators.path_graph(20)
-        hp.wcc(g, threads=1)
+        hp.wcc(g, variant="hashmin", threads=1)
         k = codegen.kernels_for(WCC)
         print(sum(k.compute_part.stats.cache_hits.values()))
         """

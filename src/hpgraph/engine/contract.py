@@ -14,12 +14,13 @@ rank; the peer API's ``peers`` are threads on the local runtime and task process
 from __future__ import annotations
 
 import importlib
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["Runtime", "resolve", "install_resolver"]
+__all__ = ["Runtime", "resolve", "install_resolver", "timed"]
 
 
 class Runtime(ABC):
@@ -100,6 +101,13 @@ class Runtime(ABC):
 _resolver = None
 #: the package whose import installs the resolver (loaded on first use, by name)
 RESOLVER_PACKAGE = "hpgraph.runtimes"
+
+
+def timed(fn, args):
+    """``(fn(*args), seconds)``: one part's entry of what ``run_parts`` returns."""
+    t0 = time.perf_counter()
+    out = fn(*args)
+    return out, time.perf_counter() - t0
 
 
 def install_resolver(fn) -> None:

@@ -14,17 +14,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 from hpgraph import config
 from hpgraph.engine.bsp import BSPResult, Peer, PeerStopped, merge_peer_stats
+from hpgraph.engine.contract import timed
 from hpgraph.errors import InvalidArgumentError, RuntimeErrorInJob
 from hpgraph.graph.partition import range_partition
 from hpgraph.runtimes.base import Runtime
 
 __all__ = ["LocalRuntime"]
-
-
-def _timed(fn, args):
-    t0 = time.perf_counter()
-    out = fn(*args)
-    return out, time.perf_counter() - t0
 
 
 class _LocalExchange:
@@ -81,8 +76,8 @@ class LocalRuntime(Runtime):
 
     def run_parts(self, fn, args_of_part):
         if self._pool is None:
-            return [_timed(fn, args_of_part(0))]
-        futures = [self._pool.submit(_timed, fn, args_of_part(p)) for p in self.local_parts]
+            return [timed(fn, args_of_part(0))]
+        futures = [self._pool.submit(timed, fn, args_of_part(p)) for p in self.local_parts]
         return [f.result() for f in futures]  # re-raises a part's exception here
 
     def run_bsp(self, program, args, peers=None):

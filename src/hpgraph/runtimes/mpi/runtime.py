@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from hpgraph.engine.bsp import BSPResult, Peer, merge_peer_stats
+from hpgraph.engine.contract import timed
 from hpgraph.errors import InvalidArgumentError, RuntimeErrorInJob
 from hpgraph.graph.partition import range_partition
 from hpgraph.runtimes.base import Runtime
@@ -32,12 +33,6 @@ from hpgraph.runtimes.mpi.delivery import VertexDelivery
 from hpgraph.runtimes.mpi.peers import MPIExchange
 
 __all__ = ["MPIRuntime"]
-
-
-def _timed(fn, args):
-    t0 = time.perf_counter()
-    out = fn(*args)
-    return out, time.perf_counter() - t0
 
 
 class MPIRuntime(Runtime):
@@ -173,8 +168,8 @@ class MPIRuntime(Runtime):
     def parallel(self, fn, args_list):
         """Run ``fn(*args)`` for each item on this rank's threads; the items' seconds."""
         if self._pool is None or len(args_list) <= 1:
-            return [_timed(fn, a) for a in args_list]
-        futures = [self._pool.submit(_timed, fn, a) for a in args_list]
+            return [timed(fn, a) for a in args_list]
+        futures = [self._pool.submit(timed, fn, a) for a in args_list]
         return [f.result() for f in futures]
 
     def run_parts(self, fn, args_of_part):
