@@ -88,15 +88,15 @@ class Verifier:
 
 @dataclass(frozen=True)
 class BenchSpec:
-    """How ``hpgraph bench`` runs an algorithm against the peers (:mod:`hpgraph.bench`).
+    """How ``hpgraph bench`` runs an algorithm against the competitors (:mod:`hpgraph.bench`).
 
     ``column``: the result column timed and cross-checked. ``values``: how results
     compare: ``"depth"`` (integers, equal; reached = >= 0), ``"partition"`` (equal up to
     relabelling), ``"real"`` (relative 1e-4), ``"distance"`` (relative 1e-4; reached =
     finite). ``order``: place in the report. ``params``: the :func:`~hpgraph.bench.run_bench`
     keyword arguments passed on to the function. ``brief(result)``: the one-line result
-    of ``hpgraph demo``. A peer runs the algorithm when it has a method ``k_<name>``
-    (:mod:`hpgraph.bench.peers`)."""
+    of ``hpgraph demo``. A competitor runs the algorithm when it has a method ``k_<name>``
+    (:mod:`hpgraph.bench.competitors`)."""
 
     column: str
     values: str
