@@ -25,8 +25,8 @@ def source_index(graph, source) -> int:
 
 def finish_result(name, graph, columns, job, meta=None, id_columns=()):
     meta = dict(meta or {})
-    if job is not None:
-        meta.setdefault("supersteps", job.supersteps)
+    if job is not None and "supersteps" not in meta:
+        meta["supersteps"] = job.supersteps
     return VertexResult(
         algorithm=name,
         graph=graph,

@@ -2,6 +2,13 @@
 unweighted) and a source, returns every vertex's distance (inf if unreachable) and a
 shortest-path-tree parent (-1 if unreachable; the source is its own parent).
 
+Two variants give the same distances, bit for bit (both reach the unique fixpoint of
+``dist[v] = min (dist[u] + w)`` with the same rounded additions). ``variant="auto"``
+(default) runs delta-stepping on the local runtime and Bellman-Ford on the others;
+``"delta-stepping"`` (:mod:`hpgraph.algorithms.delta_stepping`, the GAP reference's
+algorithm: buckets of width ``delta``, thread-local bins, atomic distance updates; shared
+memory only) and ``"bellman-ford"`` (the vertex program below) choose.
+
 Vertex program: Bellman-Ford as in the Pregel paper. A vertex whose distance improved
 sends ``distance + w`` along each out-edge; the edge function is applied during delivery
 and the min combiner keeps one value per receiver, so no per-edge message is stored.
@@ -17,6 +24,7 @@ from numba import njit
 from hpgraph.algorithms._common import check_weights, finish_result, source_index
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.engine import run, vertex_program
+from hpgraph.errors import InvalidArgumentError
 
 __all__ = ["sssp"]
 
@@ -67,21 +75,47 @@ def _parents(indptr, indices, weights, dist, source):
     return parent
 
 
-def sssp(graph, source, *, threads=None, runtime=None, progress=False):
-    """Distance and parent of every vertex, from ``source`` (an id of the input)."""
+VARIANTS = ("auto", "delta-stepping", "bellman-ford")
+
+
+def _shared_memory(runtime) -> bool:
+    return runtime is None or runtime == "local" or getattr(runtime, "name", None) == "local"
+
+
+def sssp(graph, source, *, variant="auto", delta=None, threads=None, runtime=None,
+         progress=False):  # fmt: skip
+    """Distance and parent of every vertex, from ``source`` (an id of the input), by
+    ``variant`` (see the module docstring); ``delta``: delta-stepping's bucket width
+    (default :func:`~hpgraph.algorithms.delta_stepping.default_delta`)."""
     s = source_index(graph, source)
     check_weights(graph, "sssp")
-    job = run(
-        SSSP, graph, params={"source": s}, threads=threads, runtime=runtime, progress=progress
-    )
-    dist = job.values
+    if variant not in VARIANTS:
+        raise InvalidArgumentError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+    if variant == "auto":
+        variant = "delta-stepping" if _shared_memory(runtime) else "bellman-ford"
+    meta = {"source": source, "variant": variant}
+    if variant == "delta-stepping":
+        if not _shared_memory(runtime):
+            raise InvalidArgumentError(
+                "delta-stepping runs on the local runtime (threads sharing memory); "
+                "use variant='bellman-ford' on other runtimes"
+            )
+        from hpgraph.algorithms.delta_stepping import default_delta, delta_stepping
+
+        delta = default_delta(graph) if delta is None else float(delta)
+        if not delta > 0 or not np.isfinite(delta):
+            raise InvalidArgumentError(f"delta must be a positive number, got {delta!r}")
+        dist, job, rounds = delta_stepping(graph, s, delta=delta, threads=threads, runtime=runtime)
+        meta.update(delta=delta, rounds=rounds, supersteps=len(job.stats.supersteps))
+    else:
+        job = run(
+            SSSP, graph, params={"source": s}, threads=threads, runtime=runtime, progress=progress
+        )
+        dist = job.values
     w = graph.weights if graph.weights is not None else np.empty(0, dtype=np.float64)
     parent = _parents(graph.indptr, graph.indices, w, dist, s)
+    meta["reached"] = int(np.isfinite(dist).sum())
     return finish_result(
-        "sssp",
-        graph,
-        {"distance": dist, "parent": parent},
-        job,
-        meta={"source": source, "reached": int(np.isfinite(dist).sum())},
+        "sssp", graph, {"distance": dist, "parent": parent}, job, meta=meta,
         id_columns=("parent",),
-    )
+    )  # fmt: skip

@@ -49,7 +49,7 @@ WCC = vertex_program(
 )
 
 
-VARIANTS = ("afforest", "hashmin")
+VARIANTS = ("auto", "afforest", "hashmin")
 
 
 def _count(comp):
@@ -60,11 +60,14 @@ def _count(comp):
 
 def wcc(graph, *, variant="afforest", threads=None, runtime=None, progress=False):
     """Component label of every vertex (the smallest member's internal id), by
-    ``variant`` "afforest" (default) or "hashmin" (the vertex program); ``progress``
-    shows the vertex program's supersteps (Afforest runs eight short phases)."""
+    ``variant`` "afforest" (default; "auto" is the same) or "hashmin" (the vertex
+    program); ``progress`` shows the vertex program's supersteps (Afforest runs eight
+    short phases)."""
     check_graph(graph)
     if variant not in VARIANTS:
         raise InvalidArgumentError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
+    if variant == "auto":
+        variant = "afforest"
     if variant == "afforest":
         from hpgraph.algorithms.afforest import afforest_components
 

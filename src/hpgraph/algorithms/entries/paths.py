@@ -8,6 +8,10 @@ from hpgraph.algorithms.entries.base import Algorithm, BenchSpec, Param, Verifie
 
 __all__ = ["BFS", "WCC", "SSSP", "APSP"]
 
+#: ``--variant``: which algorithm computes a kernel (one option for every kernel that has
+#: several; each kernel takes its own and says so for the others)
+VARIANTS = ("auto", "afforest", "hashmin", "delta-stepping", "bellman-ford")
+
 
 def _report_bfs(result):
     depth = result["depth"]
@@ -99,8 +103,8 @@ WCC = Algorithm(
             "variant",
             str,
             "afforest",
-            "afforest (GAP's: sampled hooking) or hashmin (the vertex program)",
-            choices=("afforest", "hashmin"),
+            "afforest (GAP's: sampled hooking) or hashmin (the vertex program); auto: afforest",
+            choices=VARIANTS,
         ),
     ),
     verifier=Verifier(VERIFY + "verify_wcc", plain, "components equal SciPy's, up to relabelling"),
@@ -114,6 +118,22 @@ SSSP = Algorithm(
     KERNELS + "sssp:sssp",
     True,
     "single-source shortest paths: distance and parent",
+    (
+        Param(
+            "variant",
+            str,
+            "auto",
+            "delta-stepping (local runtime), bellman-ford (the vertex program); auto: "
+            "delta-stepping on the local runtime, else bellman-ford",
+            choices=VARIANTS,
+        ),
+        Param(
+            "delta",
+            float,
+            None,
+            "delta-stepping's bucket width (default: mean weight x 32 / mean degree)",
+        ),
+    ),
     wants_weights=True,
     verifier=Verifier(VERIFY + "verify_sssp", rooted, "Graph500 SSSP rules"),
     report=_report_sssp,

@@ -1,0 +1,104 @@
+"""SSSP by delta-stepping (the local runtime's default) against SciPy's Dijkstra and the
+Bellman-Ford vertex program, bit for bit, on graphs of several shapes, bucket widths and
+peer counts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.sparse.csgraph import dijkstra
+
+import hpgraph as hp
+from hpgraph.algorithms.delta_stepping import default_delta, delta_stepping
+from hpgraph.errors import InvalidArgumentError
+from hpgraph.generators.kronecker import kronecker
+from hpgraph.graph.csr import Graph
+
+
+def _scipy(graph, source):
+    n = graph.n
+    src, dst, w = graph.edges()
+    w = np.ones(src.size) if w is None else w
+    order = np.lexsort((w, dst, src))  # parallel edges: the lightest (SciPy would add them)
+    src, dst, w = src[order], dst[order], w[order]
+    first = np.ones(src.size, dtype=bool)
+    first[1:] = (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])
+    adj = sp.csr_matrix((w[first], (src[first], dst[first])), shape=(n, n))
+    return dijkstra(adj, directed=graph.directed, indices=source)
+
+
+def _graph(shape, seed=0):
+    rng = np.random.default_rng(seed)
+    if shape == "kronecker":
+        return kronecker(11, 8, seed=seed, weighted=True)
+    if shape == "unweighted":
+        return kronecker(10, 8, seed=seed)
+    if shape == "directed":
+        n = 3000
+        return Graph.from_edges(rng.integers(0, n, 12000), rng.integers(0, n, 12000),
+                                rng.random(12000) * 10, n=n, directed=True)  # fmt: skip
+    if shape == "chain":  # many buckets, one vertex each
+        n = 2000
+        perm = rng.permutation(n)
+        return Graph.from_edges(perm[:-1], perm[1:], rng.random(n - 1) + 0.5, n=n)
+    if shape == "heavy-tail":  # weights over six orders of magnitude
+        n = 2000
+        return Graph.from_edges(rng.integers(0, n, 8000), rng.integers(0, n, 8000),
+                                10.0 ** rng.uniform(-3, 3, 8000), n=n)  # fmt: skip
+    raise ValueError(shape)
+
+
+def _source(graph):
+    return int(np.argmax(np.diff(graph.indptr)))
+
+
+@pytest.mark.parametrize("shape", ["kronecker", "unweighted", "directed", "chain", "heavy-tail"])
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_delta_stepping_equals_dijkstra_and_bellman_ford(shape, threads):
+    g = _graph(shape)
+    s = _source(g)
+    dist, _, rounds = delta_stepping(g, s, threads=threads)
+    assert rounds >= 1
+    want = _scipy(g, s)
+    assert np.allclose(dist, want, rtol=1e-12, atol=0) or np.array_equal(dist, want)
+    bf = hp.sssp(g, s, variant="bellman-ford", threads=threads)
+    res = hp.sssp(g, s, threads=threads)
+    assert res.meta["variant"] == "delta-stepping"
+    assert np.array_equal(res["distance"], bf["distance"])  # bit for bit
+    assert np.array_equal(res["parent"], bf["parent"])
+
+
+@pytest.mark.parametrize("delta", [1e-4, 0.05, 1e6])
+def test_any_bucket_width_gives_the_same_distances(delta):
+    g = _graph("kronecker")
+    s = _source(g)
+    want = hp.sssp(g, s, variant="bellman-ford")["distance"]
+    assert np.array_equal(hp.sssp(g, s, delta=delta, threads=2)["distance"], want)
+
+
+def test_many_peers_and_zero_weights():
+    rng = np.random.default_rng(5)
+    n = 3000
+    w = rng.random(15000)
+    w[::3] = 0.0  # zero-weight edges relax into the bucket being processed
+    g = Graph.from_edges(rng.integers(0, n, 15000), rng.integers(0, n, 15000), w, n=n)
+    want = hp.sssp(g, 0, variant="bellman-ford")["distance"]
+    for _ in range(3):
+        assert np.array_equal(hp.sssp(g, 0, threads=6)["distance"], want)
+
+
+def test_default_delta():
+    assert default_delta(_graph("unweighted")) == 1.0
+    g = _graph("kronecker")
+    assert default_delta(g) == pytest.approx(g.weights.mean() * 32 / (g.num_stored_edges / g.n))
+
+
+def test_variant_and_delta_checked():
+    g = _graph("chain")
+    with pytest.raises(InvalidArgumentError, match="variant must be one of auto, delta-stepping"):
+        hp.sssp(g, 0, variant="dijkstra")
+    with pytest.raises(InvalidArgumentError, match="delta must be a positive number"):
+        hp.sssp(g, 0, delta=0)
+    with pytest.raises(InvalidArgumentError, match="delta-stepping runs on the local runtime"):
+        hp.sssp(g, 0, variant="delta-stepping", runtime="mpi")
