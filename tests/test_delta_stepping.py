@@ -91,7 +91,7 @@ def test_many_peers_and_zero_weights():
 def test_default_delta():
     assert default_delta(_graph("unweighted")) == 1.0
     g = _graph("kronecker")
-    assert default_delta(g) == pytest.approx(g.weights.mean() * 32 / (g.num_stored_edges / g.n))
+    assert default_delta(g) == pytest.approx(g.weights.mean() * 0.5 / (g.num_stored_edges / g.n))
 
 
 def test_variant_and_delta_checked():

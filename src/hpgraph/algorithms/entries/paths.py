@@ -131,7 +131,7 @@ SSSP = Algorithm(
             "delta",
             float,
             None,
-            "delta-stepping's bucket width (default: mean weight x 32 / mean degree)",
+            "delta-stepping's bucket width (default: mean weight / 2 / mean degree)",
         ),
     ),
     wants_weights=True,
