@@ -84,7 +84,9 @@ def test_afforest_many_peers_on_few_cores_repeatable():
 
 def test_wcc_variant_checked():
     g = _graph("chain")
-    with pytest.raises(InvalidArgumentError, match="variant must be one of auto, afforest, hashmin"):
+    with pytest.raises(
+        InvalidArgumentError, match="variant must be one of auto, afforest, hashmin"
+    ):
         hp.wcc(g, variant="union-find")
 
 
