@@ -14,7 +14,7 @@ from scipy.sparse.csgraph import connected_components
 
 import hpgraph as hp
 from hpgraph.algorithms.afforest import afforest_components
-from hpgraph.engine.atomics import compare_and_swap
+from hpgraph.engine.atomics import atomic_min, compare_and_swap, fetch_add
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.generators.kronecker import kronecker
 from hpgraph.graph.csr import Graph
@@ -118,3 +118,26 @@ def test_compare_and_swap_returns_the_old_value():
     a = np.array([5, 7], dtype=np.int64)
     assert swap(a) == (7, 5)  # the first swapped, the second did not
     assert a.tolist() == [5, 3]
+
+
+@njit(nogil=True)
+def _take_chunks(counter, seen, chunk):
+    while True:
+        start = fetch_add(counter, 0, chunk)
+        if start >= seen.shape[0]:
+            return
+        for i in range(start, min(start + chunk, seen.shape[0])):
+            seen[i] += 1
+        atomic_min(counter, 1, -start)  # the most negative start: the last chunk taken
+
+
+def test_fetch_add_hands_out_each_chunk_once():
+    counter = np.array([0, 0], dtype=np.int64)
+    seen = np.zeros(100_003, dtype=np.int64)
+    workers = [threading.Thread(target=_take_chunks, args=(counter, seen, 7)) for _ in range(3)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert (seen == 1).all()  # every entry by exactly one thread
+    assert counter[1] == -7 * ((seen.shape[0] - 1) // 7)

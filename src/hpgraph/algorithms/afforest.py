@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit
 
 from hpgraph.config import NUMBA_FLAGS
-from hpgraph.engine.atomics import compare_and_swap
+from hpgraph.engine.atomics import compare_and_swap, fetch_add
 
 __all__ = ["afforest_components"]
 
@@ -65,21 +65,13 @@ def _link(u, v, comp):
 
 
 @njit(**NUMBA_FLAGS)
-def _fetch_add(counter, i):
-    while True:
-        old = counter[i]
-        if compare_and_swap(counter, i, old, old + 1) == old:
-            return old
-
-
-@njit(**NUMBA_FLAGS)
 def _link_chunks(indptr, indices, comp, cuts, counter, phase, first, last, skip):
     """Link, for every vertex of the chunks ``cuts[i]..cuts[i+1]`` taken from
     ``counter[phase]``, its neighbours ``first..last-1`` (row positions; ``last`` < 0:
     to the end of the row); vertices whose root is ``skip`` are left out."""
     nchunks = cuts.shape[0] - 1
     while True:
-        i = _fetch_add(counter, phase)
+        i = fetch_add(counter, phase, 1)
         if i >= nchunks:
             return
         for u in range(cuts[i], cuts[i + 1]):
@@ -95,7 +87,7 @@ def _link_chunks(indptr, indices, comp, cuts, counter, phase, first, last, skip)
 def _compress_chunks(comp, cuts, counter, phase):
     nchunks = cuts.shape[0] - 1
     while True:
-        i = _fetch_add(counter, phase)
+        i = fetch_add(counter, phase, 1)
         if i >= nchunks:
             return
         for v in range(cuts[i], cuts[i + 1]):

@@ -29,29 +29,13 @@ from numba import njit, types
 from numba.typed import List
 
 from hpgraph.config import NUMBA_FLAGS
-from hpgraph.engine.atomics import compare_and_swap
+from hpgraph.engine.atomics import atomic_min, compare_and_swap, fetch_add
 
 __all__ = ["delta_stepping", "default_delta"]
 
 #: frontier entries per chunk taken from the shared counter
 _CHUNK = 64
 _NO_BIN = np.iinfo(np.int64).max
-
-
-@njit(**NUMBA_FLAGS)
-def _fetch_add(counter, i, k):
-    while True:
-        old = counter[i]
-        if compare_and_swap(counter, i, old, old + k) == old:
-            return old
-
-
-@njit(**NUMBA_FLAGS)
-def _atomic_min(array, i, x):
-    while True:
-        old = array[i]
-        if x >= old or compare_and_swap(array, i, old, x) == old:
-            return
 
 
 @njit(**NUMBA_FLAGS)
@@ -84,7 +68,7 @@ def _relax_round(indptr, indices, weights, dist, bits, done, published, sizes_pu
     for p in range(sizes_pub.shape[0]):
         total += sizes_pub[p]
     while True:
-        start = _fetch_add(counter, slot, _CHUNK)
+        start = fetch_add(counter, slot, _CHUNK)
         if start >= total:
             break
         stop = min(start + _CHUNK, total)
@@ -168,7 +152,7 @@ def _peer(peer, indptr, indices, weights, shared, delta):
         par = r & 1
         mine = _relax_round(indptr, indices, weights, dist, bits, shared.done, shared.published,
                             shared.sizes, c, par, delta, current, bins, sizes, scratch)  # fmt: skip
-        _atomic_min(c, 2 + par, mine)
+        atomic_min(c, 2 + par, mine)
         peer.sync()
         nxt = int(c[2 + par])
         if nxt == _NO_BIN:

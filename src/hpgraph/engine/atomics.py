@@ -5,7 +5,9 @@ numba has no atomics on the CPU; these are LLVM's ``cmpxchg`` emitted through an
 intrinsic, so they compile to one ``lock cmpxchg`` on x86-64 (sequentially consistent, as
 GCC's ``__sync_bool_compare_and_swap`` that the GAP reference uses). Plain loads and
 stores of aligned 4- and 8-byte integers never tear, so kernels may read the same
-elements without atomics and only publish with :func:`compare_and_swap`.
+elements without atomics and only publish with :func:`compare_and_swap`, or with the two
+built on it: :func:`fetch_add` (a shared work counter: threads take chunks in turn) and
+:func:`atomic_min`.
 
     from hpgraph.engine.atomics import compare_and_swap
 
@@ -16,11 +18,13 @@ elements without atomics and only publish with :func:`compare_and_swap`.
 
 from __future__ import annotations
 
-from numba import types
+from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-__all__ = ["compare_and_swap"]
+from hpgraph.config import NUMBA_FLAGS
+
+__all__ = ["compare_and_swap", "fetch_add", "atomic_min"]
 
 _INTEGERS = (types.int32, types.int64, types.uint32, types.uint64)
 
@@ -54,3 +58,22 @@ def compare_and_swap(typingctx, array, index, expected, new):
         return builder.extract_value(pair, 0)
 
     return sig, codegen
+
+
+@njit(**NUMBA_FLAGS)
+def fetch_add(array, i, k):
+    """Atomically add ``k`` to ``array[i]``; returns the value before (a work counter:
+    each caller gets its own range ``[old, old + k)``)."""
+    while True:
+        old = array[i]
+        if compare_and_swap(array, i, old, old + k) == old:
+            return old
+
+
+@njit(**NUMBA_FLAGS)
+def atomic_min(array, i, x):
+    """Atomically lower ``array[i]`` to ``x`` if ``x`` is smaller."""
+    while True:
+        old = array[i]
+        if x >= old or compare_and_swap(array, i, old, x) == old:
+            return
