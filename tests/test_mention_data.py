@@ -173,3 +173,10 @@ def test_cli_generate_mention(tmp_path):
     assert bad.exit_code == 2 and "mention takes --vertices" in bad.output
     bad = runner.invoke(cli, [*args, "-o", str(tmp_path / "m.csv")])
     assert bad.exit_code == 2
+
+
+@pytest.mark.parametrize("n, m", [(5, 5), (8, 9), (20, 40)])
+def test_planted_rows_hold_exactly_the_users_topics(n, m):
+    # tiny graphs with no stars: the topics array used to hold one uninitialised extra entry
+    p = mention_tweets(n, m, core_fraction=0.9, seed=0).planted
+    assert p.user_topics.shape[0] == p.user_ptr[-1]

@@ -93,6 +93,8 @@ def planted_topics(perm, uptr, mem_topic, group_topic, group_size, tag_topic, to
     user_ptr[1 : n_core + 1] = uptr[1:]
     user_ptr[n_core + 1 :] = uptr[-1] + np.arange(1, n - n_core + 1)
     user_topics = np.concatenate([mem_topic, np.repeat(group_topic, group_size)]).astype(np.int32)
+    # rows past the last user (an empty star still yields a made-up head) are dropped
+    user_topics = user_topics[: user_ptr[-1]]
     new_ptr, new_topics = _permute_rows(perm, user_ptr, user_topics)
     core = np.zeros(n, dtype=bool)
     core[perm[:n_core]] = True
