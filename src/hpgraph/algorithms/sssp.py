@@ -86,7 +86,8 @@ def sssp(graph, source, *, variant="auto", delta=None, threads=None, runtime=Non
          progress=False):  # fmt: skip
     """Distance and parent of every vertex, from ``source`` (an id of the input), by
     ``variant`` (see the module docstring); ``delta``: delta-stepping's bucket width
-    (default :func:`~hpgraph.algorithms.delta_stepping.default_delta`)."""
+    (default :func:`~hpgraph.algorithms.delta_stepping.default_delta`); ``progress`` shows
+    the Bellman-Ford supersteps (delta-stepping runs without a progress line)."""
     s = source_index(graph, source)
     check_weights(graph, "sssp")
     if variant not in VARIANTS:
