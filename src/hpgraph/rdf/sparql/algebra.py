@@ -9,9 +9,9 @@ import numpy as np
 
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.rdf.sparql.bgp import bgp
-from hpgraph.rdf.sparql.expressions import filter_rows
+from hpgraph.rdf.sparql.expressions import expr_column, filter_mask, filter_rows
 from hpgraph.rdf.sparql.modifiers import aggregate, distinct, order_by
-from hpgraph.rdf.sparql.table import Table, join, left_join, union
+from hpgraph.rdf.sparql.table import Table, join, left_join, minus, union
 from hpgraph.rdf.sparql.terms import Ctx, Unsupported
 
 __all__ = ["eval_node", "translate", "run_query"]
@@ -27,9 +27,14 @@ def eval_node(ctx, node) -> Table:
         return join(eval_node(ctx, node.p1), eval_node(ctx, node.p2))
     if name == "LeftJoin":
         expr = node.expr
+        keep = None
         if expr is not None and getattr(expr, "name", None) != "TrueFilter":
-            raise Unsupported("FILTER inside OPTIONAL")
-        return left_join(eval_node(ctx, node.p1), eval_node(ctx, node.p2))
+            keep = functools.partial(filter_mask, ctx, expr)
+        return left_join(eval_node(ctx, node.p1), eval_node(ctx, node.p2), keep)
+    if name == "Minus":
+        return minus(eval_node(ctx, node.p1), eval_node(ctx, node.p2))
+    if name == "values":
+        return values(ctx, node.res)
     if name == "Union":
         return union(eval_node(ctx, node.p1), eval_node(ctx, node.p2))
     if name == "Filter":
@@ -50,6 +55,8 @@ def eval_node(ctx, node) -> Table:
     if name == "OrderBy":
         return order_by(ctx, node.expr, eval_node(ctx, node.p))
     if name == "ToMultiSet":
+        if isinstance(node.p, list):  # rdflib's form of an empty VALUES block
+            return values(ctx, node.p)
         return eval_node(ctx, node.p)
     if name == "AggregateJoin":
         if getattr(node.p, "name", None) != "Group":
@@ -57,20 +64,32 @@ def eval_node(ctx, node) -> Table:
         return aggregate(ctx, node, eval_node(ctx, node.p.p))
     if name == "Extend":
         t = eval_node(ctx, node.p)
-        if not isinstance(node.expr, Variable):
-            raise Unsupported("BIND / SELECT expressions")
-        src = str(node.expr)
         cols = dict(t.cols)
-        cols[str(node.var)] = t.cols.get(src, np.full(t.n, -1, np.int64))
+        if isinstance(node.expr, Variable):
+            cols[str(node.var)] = t.cols.get(str(node.expr), np.full(t.n, -1, np.int64))
+        else:
+            cols[str(node.var)] = expr_column(ctx, node.expr, t)
         return Table(cols, t.n, t.maybe | {str(node.var)})
     names = {
-        "Minus": "MINUS",
         "Graph": "GRAPH",
-        "values": "VALUES",
         "Group": "GROUP BY",
         "ServiceGraphPattern": "SERVICE",
     }
     raise Unsupported(names.get(name, name))
+
+
+def values(ctx, rows) -> Table:
+    """A VALUES block: one row per binding, UNDEF unbound."""
+    from hpgraph.rdf.parse import term_key
+
+    names = sorted({str(v) for r in rows for v in r})
+    cols = {v: np.full(len(rows), -1, np.int64) for v in names}
+    for i, r in enumerate(rows):
+        for v, term in r.items():
+            if term != "UNDEF":
+                cols[str(v)][i] = ctx.intern(term_key(term))
+    maybe = {v for v in names if (cols[v] < 0).any()}
+    return Table(cols, len(rows), maybe)
 
 
 @functools.lru_cache(maxsize=256)

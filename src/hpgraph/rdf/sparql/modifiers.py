@@ -1,12 +1,16 @@
-"""Solution modifiers and aggregates: ORDER BY (SPARQL term order), DISTINCT, GROUP BY
-with COUNT and SAMPLE."""
+"""Solution modifiers and aggregates: ORDER BY (SPARQL term order, variables or
+expressions), DISTINCT, GROUP BY with COUNT, SUM, AVG, MIN, MAX and SAMPLE (HAVING is a
+FILTER over the groups, done by the caller)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from hpgraph.rdf.sparql.expressions import expr_column
+from hpgraph.rdf.sparql.numeric import XSD
+from hpgraph.rdf.sparql.sums import group_avg, group_sum
 from hpgraph.rdf.sparql.table import Table, rows_unique
-from hpgraph.rdf.sparql.terms import XSD, Unsupported
+from hpgraph.rdf.sparql.terms import Unsupported, split_literal
 
 __all__ = ["order_by", "distinct", "aggregate"]
 
@@ -18,8 +22,11 @@ def _rank(ctx, col, desc):
         kind, v = ctx.value(int(i))
         order = {"unbound": 0, "bnode": 1, "iri": 2, "num": 3}.get(kind, 4)
         if kind == "num":
-            return (order, v, "")
-        return (order, 0.0, str(v))
+            return (order, v, "", "")
+        if order < 4:
+            return (order, 0, v or "", "")
+        lex, lang, dt = split_literal(ctx.term(int(i)))
+        return (order, 0, lex, lang or dt or "")
 
     keys = [key(i) for i in uniq]
     order = sorted(range(len(uniq)), key=lambda j: keys[j])
@@ -41,9 +48,10 @@ def order_by(ctx, conditions, t: Table) -> Table:
         expr, desc = c, False
         if getattr(c, "name", None) == "OrderCondition":
             expr, desc = c.expr, c.order == "DESC"
-        if not isinstance(expr, Variable):
-            raise Unsupported("ORDER BY on an expression (only variables)")
-        col = t.cols.get(str(expr), np.full(t.n, -1, np.int64))
+        if isinstance(expr, Variable):
+            col = t.cols.get(str(expr), np.full(t.n, -1, np.int64))
+        else:
+            col = expr_column(ctx, expr, t)
         keys.append(_rank(ctx, col, desc))
     if not keys or t.n == 0:
         return t
@@ -55,6 +63,23 @@ def distinct(t: Table) -> Table:
         return t.take(np.arange(min(t.n, 1)))
     first, _ = rows_unique(list(t.cols.values()))
     return t.take(np.sort(first))
+
+
+def _extreme(ctx, col, inv, ng, largest):
+    """MIN or MAX per group in SPARQL's term order; unbound where a group has an unbound
+    value or no value."""
+    rank = _rank(ctx, col, largest)
+    out = np.full(ng, -1, np.int64)
+    if len(col) == 0:
+        return out
+    best = np.full(ng, np.iinfo(np.int64).max)
+    np.minimum.at(best, inv, rank)
+    hit = rank == best[inv]
+    out[inv[hit]] = col[hit]
+    unbound = np.zeros(ng, bool)
+    unbound[inv[col < 0]] = True
+    out[unbound] = -1
+    return out
 
 
 def aggregate(ctx, node, t: Table) -> Table:
@@ -77,30 +102,35 @@ def aggregate(ctx, node, t: Table) -> Table:
     cols = {}
     for agg in node.A:
         res = str(agg.res)
-        if agg.name == "Aggregate_Sample":
-            col = t.cols.get(str(agg.vars), np.full(t.n, -1, np.int64))
+        kind = agg.name.replace("Aggregate_", "").upper()
+        if kind == "COUNT" and agg.vars == "*":
+            if agg.distinct:
+                raise Unsupported("COUNT(DISTINCT *)")
+            cols[res] = _integers(ctx, np.bincount(inv, minlength=ng))
+            continue
+        if kind not in ("COUNT", "SUM", "AVG", "MIN", "MAX", "SAMPLE"):
+            raise Unsupported(kind)
+        if not isinstance(agg.vars, Variable):
+            raise Unsupported(f"{kind} of an expression")
+        col = t.cols.get(str(agg.vars), np.full(t.n, -1, np.int64))
+        rows = inv
+        if agg.get("distinct") and kind != "SAMPLE":
+            first, _ = rows_unique([inv, col])
+            rows, col = inv[first], col[first]
+        if kind == "SAMPLE":
             out = np.full(ng, -1, np.int64)
-            out[inv[::-1]] = col[::-1]
+            out[rows[::-1]] = col[::-1]
             cols[res] = out
-        elif agg.name == "Aggregate_Count":
-            if agg.vars == "*":
-                if agg.distinct:
-                    raise Unsupported("COUNT(DISTINCT *)")
-                counts = np.bincount(inv, minlength=ng)
-            else:
-                if not isinstance(agg.vars, Variable):
-                    raise Unsupported("COUNT of an expression")
-                col = t.cols.get(str(agg.vars), np.full(t.n, -1, np.int64))
-                ok = col >= 0
-                if agg.distinct:
-                    first, _ = rows_unique([inv[ok], col[ok]])
-                    counts = np.bincount(inv[ok][first], minlength=ng)
-                else:
-                    counts = np.bincount(inv[ok], minlength=ng)
-            cols[res] = np.array(
-                [ctx.intern(f'"{int(c)}"^^<{XSD}integer>') for c in counts], np.int64
-            )
+        elif kind == "COUNT":
+            cols[res] = _integers(ctx, np.bincount(rows[col >= 0], minlength=ng))
+        elif kind in ("MIN", "MAX"):
+            cols[res] = _extreme(ctx, col, rows, ng, kind == "MAX")
         else:
-            raise Unsupported(agg.name.replace("Aggregate_", "").upper())
+            fn = group_sum if kind == "SUM" else group_avg
+            cols[res] = fn(ctx, col, rows, ng)
     maybe = set(cols)
     return Table(cols, ng, maybe)
+
+
+def _integers(ctx, counts):
+    return np.array([ctx.intern(f'"{int(c)}"^^<{XSD}integer>') for c in counts], np.int64)

@@ -1,13 +1,16 @@
 """Solution tables (columns of term ids, -1 unbound) and their joins: sort-merge inner
-join, left join (OPTIONAL), union; row keys folded to one int64."""
+join, left join (OPTIONAL), MINUS, union; row keys folded to one int64.
+
+A variable that may be unbound on either side of a join (OPTIONAL, UNION, VALUES with
+UNDEF, BIND) is joined by SPARQL's compatibility rule: the rows of each side are split by
+which of those variables they bind (at most 2^k classes for k such variables), and each
+pair of classes is an ordinary join on the variables bound on both sides."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from hpgraph.rdf.sparql.terms import Unsupported
-
-__all__ = ["Table", "fold", "rows_unique", "join", "left_join", "union"]
+__all__ = ["Table", "fold", "rows_unique", "join", "left_join", "minus", "union"]
 
 
 class Table:
@@ -39,22 +42,15 @@ def rows_unique(columns):
     return first, inv.reshape(-1)
 
 
-def _keys(a: Table, b: Table, shared):
-    """One int64 key per row of a and of b, equal where the shared variables are."""
+def _keys(a: Table, b: Table, shared, ia=None, ib=None):
+    """One int64 key per row of a and of b (or of their rows ``ia``/``ib``), equal where
+    the ``shared`` variables are."""
+    ca = [a.cols[v] if ia is None else a.cols[v][ia] for v in shared]
+    cb = [b.cols[v] if ib is None else b.cols[v][ib] for v in shared]
     if len(shared) == 1:
-        return a.cols[shared[0]], b.cols[shared[0]]
-    both = fold([np.concatenate([a.cols[v], b.cols[v]]) for v in shared])
-    return both[: a.n], both[a.n :]
-
-
-def _match(a: Table, b: Table, shared):
-    """Sort-merge join: row index pairs (ia, ib) whose shared variables are equal. The
-    smaller side is sorted and the larger one binary-searched in it."""
-    ka, kb = _keys(a, b, shared)
-    if len(ka) < len(kb):
-        ib, ia = _probe(ka, kb)
-        return ia, ib
-    return _probe(kb, ka)
+        return ca[0], cb[0]
+    both = fold([np.concatenate([x, y]) for x, y in zip(ca, cb, strict=True)])
+    return both[: len(ca[0])], both[len(ca[0]) :]
 
 
 def _probe(build, probe):
@@ -70,52 +66,107 @@ def _probe(build, probe):
     return ip, ib
 
 
+def _match_keys(ka, kb):
+    """Sort-merge join of two key arrays: index pairs (ia, ib) with equal keys. The
+    smaller side is sorted and the larger one binary-searched in it."""
+    if len(ka) < len(kb):
+        ib, ia = _probe(ka, kb)
+        return ia, ib
+    return _probe(kb, ka)
+
+
+def _classes(t: Table, names):
+    """Rows of ``t`` split by which of ``names`` they bind: {frozenset(bound): rows}."""
+    if not names:
+        return {frozenset(): np.arange(t.n)}
+    code = np.zeros(t.n, np.int64)
+    for bit, v in enumerate(names):
+        if v in t.cols:
+            code |= (t.cols[v] >= 0).astype(np.int64) << bit
+    out = {}
+    for c in np.unique(code):
+        bound = frozenset(v for bit, v in enumerate(names) if (int(c) >> bit) & 1)
+        out[bound] = np.flatnonzero(code == c)
+    return out
+
+
+def _cross(na, nb):
+    return np.repeat(np.arange(na), nb), np.tile(np.arange(nb), na)
+
+
+def _pairs(a: Table, b: Table):
+    """Index pairs (ia, ib) of compatible rows of a and b (SPARQL's join condition)."""
+    shared = [v for v in a.cols if v in b.cols]
+    loose = [v for v in shared if v in a.maybe or v in b.maybe]
+    sure = [v for v in shared if v not in loose]
+    if not loose:
+        return _match_keys(*_keys(a, b, sure)) if sure else _cross(a.n, b.n)
+    out_a, out_b = [], []
+    for bound_a, ra in _classes(a, loose).items():
+        for bound_b, rb in _classes(b, loose).items():
+            on = sure + [v for v in loose if v in bound_a and v in bound_b]
+            ia, ib = _match_keys(*_keys(a, b, on, ra, rb)) if on else _cross(len(ra), len(rb))
+            out_a.append(ra[ia])
+            out_b.append(rb[ib])
+    return np.concatenate(out_a), np.concatenate(out_b)
+
+
 def _combine(a, b, ia, ib, maybe):
+    """Rows ``ia`` of a merged with rows ``ib`` of b (-1: no row of b); a shared variable
+    takes b's value where a leaves it unbound."""
     cols = {k: v[ia] for k, v in a.cols.items()}
     for k, v in b.cols.items():
-        if k not in cols:
-            cols[k] = np.where(ib >= 0, v[np.maximum(ib, 0)] if len(v) else -1, -1)
+        vb = np.where(ib >= 0, v[np.maximum(ib, 0)] if len(v) else -1, -1)
+        cols[k] = np.where(cols[k] >= 0, cols[k], vb) if k in cols else vb
     return Table(cols, len(ia), maybe)
 
 
+def _maybe(a: Table, b: Table):
+    """Variables of the join of a and b that may be unbound: those maybe unbound on every
+    side that has them."""
+    out = set()
+    for v in set(a.cols) | set(b.cols):
+        sides = [t for t in (a, b) if v in t.cols]
+        if all(v in t.maybe for t in sides):
+            out.add(v)
+    return out
+
+
 def join(a: Table, b: Table) -> Table:
-    shared = [v for v in a.cols if v in b.cols]
-    for v in shared:
-        if v in a.maybe or v in b.maybe:
-            raise Unsupported(f"join on variable ?{v} that OPTIONAL may leave unbound")
-    maybe = a.maybe | b.maybe
-    if not shared:
-        ia = np.repeat(np.arange(a.n), b.n)
-        ib = np.tile(np.arange(b.n), a.n)
-        cols = {k: v[ia] for k, v in a.cols.items()}
-        cols.update({k: v[ib] for k, v in b.cols.items()})
-        return Table(cols, a.n * b.n, maybe)
-    ia, ib = _match(a, b, shared)
-    return _combine(a, b, ia, ib, maybe)
+    ia, ib = _pairs(a, b)
+    return _combine(a, b, ia, ib, _maybe(a, b))
 
 
-def left_join(a: Table, b: Table) -> Table:
-    shared = [v for v in a.cols if v in b.cols]
-    for v in shared:
-        if v in a.maybe or v in b.maybe:
-            raise Unsupported(f"OPTIONAL joining on variable ?{v} that may be unbound")
-    maybe = a.maybe | b.maybe | (set(b.cols) - set(a.cols))
-    if not shared:
-        if b.n == 0:
-            cols = dict(a.cols)
-            cols.update({k: np.full(a.n, -1, np.int64) for k in b.cols})
-            return Table(cols, a.n, maybe)
-        t = join(a, b)
-        t.maybe = maybe
-        return t
-    ia, ib = _match(a, b, shared)
+def left_join(a: Table, b: Table, keep=None) -> Table:
+    """OPTIONAL: every row of a joined with its compatible rows of b, or kept alone when
+    it has none; ``keep`` (the OPTIONAL's FILTER) maps a joined table to a row mask."""
+    ia, ib = _pairs(a, b)
+    if keep is not None and len(ia):
+        ok = keep(_combine(a, b, ia, ib, _maybe(a, b)))
+        ia, ib = ia[ok], ib[ok]
     hit = np.zeros(a.n, bool)
     hit[ia] = True
     miss = np.flatnonzero(~hit)
     ia = np.concatenate([ia, miss])
     ib = np.concatenate([ib, np.full(len(miss), -1, np.int64)])
     order = np.argsort(ia, kind="stable")
+    maybe = a.maybe | (set(b.cols) - set(a.cols))
     return _combine(a, b, ia[order], ib[order], maybe)
+
+
+def minus(a: Table, b: Table) -> Table:
+    """The rows of ``a`` with no compatible row of ``b`` sharing a bound variable."""
+    shared = [v for v in a.cols if v in b.cols]
+    if not shared or a.n == 0 or b.n == 0:
+        return a
+    drop = np.zeros(a.n, bool)
+    for bound_a, ra in _classes(a, shared).items():
+        for bound_b, rb in _classes(b, shared).items():
+            on = sorted(bound_a & bound_b)
+            if on and len(ra) and len(rb):
+                ka, kb = _keys(a, b, on, ra, rb)
+                drop[ra[np.isin(ka, kb)]] = True
+    return a.take(np.flatnonzero(~drop))
 
 
 def union(a: Table, b: Table) -> Table:

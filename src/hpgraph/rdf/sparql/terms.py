@@ -6,17 +6,14 @@ from __future__ import annotations
 
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.rdf.parse import _unescape
+from hpgraph.rdf.sparql.numeric import NUMERIC, XSD, parse_number
 
-__all__ = ["XSD", "NUMERIC", "Unsupported", "Ctx", "split_literal", "term_value"]
+__all__ = ["XSD", "NUMERIC", "Unsupported", "Ctx", "Value", "split_literal", "term_value"]
 
-XSD = "http://www.w3.org/2001/XMLSchema#"
-NUMERIC = {
-    XSD + t
-    for t in (
-        "integer decimal double float int long short byte nonNegativeInteger positiveInteger "
-        "negativeInteger nonPositiveInteger unsignedInt unsignedLong unsignedShort unsignedByte"
-    ).split()
-}
+
+class Value(tuple):
+    """A (kind, value) pair that came from a term of the query's solutions: ``id`` is the
+    term, so an expression passing it on (IF, COALESCE) keeps the very term."""
 
 
 class Unsupported(InvalidArgumentError):
@@ -47,12 +44,13 @@ class Ctx:
         return self.extra_ids[key]
 
     def value(self, i: int) -> tuple:
-        """(kind, value) of a term: kinds unbound, bnode, iri, num, str, lang, typed."""
+        """(kind, value) of a term: kinds unbound, bnode, iri, num, bool, str, lang, typed."""
         if i < 0:
             return ("unbound", None)
         v = self._values.get(i)
         if v is None:
-            v = term_value(self.term(i))
+            v = Value(term_value(self.term(i)))
+            v.id = i
             self._values[i] = v
         return v
 
@@ -79,8 +77,8 @@ def term_value(key: str) -> tuple:
     if dt is None:
         return ("str", lex)
     if dt in NUMERIC:
-        try:
-            return ("num", float(lex))
-        except ValueError:
-            return ("typed", key)
+        v = parse_number(lex, dt)
+        return ("typed", key) if v is None else ("num", v)
+    if dt == XSD + "boolean" and lex in ("true", "false", "1", "0"):
+        return ("bool", lex in ("true", "1"))
     return ("typed", key)
