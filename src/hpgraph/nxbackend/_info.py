@@ -36,6 +36,11 @@ FUNCTIONS = {
     "triangles": f"{_FALLS_BACK} for a list of nodes.",
     "transitivity": f"{_FALLS_BACK} on directed graphs.",
     "average_clustering": f"{_FALLS_BACK} on directed graphs, with a weight, and for nodes.",
+    "label_propagation_communities": "",
+    "asyn_lpa_communities": (
+        f"{_FALLS_BACK} for a NumPy ``seed`` (the same seed gives NetworkX's communities for "
+        "an int, None or a ``random.Random``), a callable weight, and a weight on a multigraph."
+    ),
 }
 
 

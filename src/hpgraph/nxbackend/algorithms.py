@@ -8,6 +8,8 @@ its arguments; what depends on the data rather than the arguments (a weight hpgr
 kernel does not take, such as a zero weight in weighted betweenness) raises
 ``NotImplementedError``, NetworkX's signal to run its own implementation instead.
 
+Label propagation lives in :mod:`hpgraph.nxbackend.communities`.
+
 Kernels: components, betweenness and the triangle family run hpgraph's own kernels
 (``hp.wcc``, ``hp.betweenness``, ``hp.edge_betweenness``, ``hp.lcc``); BFS, Dijkstra and
 PageRank run the order-keeping kernels of :mod:`hpgraph.nxbackend._kernels`.
@@ -24,6 +26,7 @@ import numpy as np
 import hpgraph as hp
 from hpgraph.graph.build import build_csr
 from hpgraph.nxbackend import _kernels as K
+from hpgraph.nxbackend.communities import asyn_lpa_communities, label_propagation_communities
 from hpgraph.nxbackend.graph import BackendGraph
 
 __all__ = [
@@ -44,6 +47,8 @@ __all__ = [
     "triangles",
     "transitivity",
     "average_clustering",
+    "label_propagation_communities",
+    "asyn_lpa_communities",
 ]
 
 

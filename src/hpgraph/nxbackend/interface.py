@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import inspect
 import numbers
+import random
 
+from hpgraph.nxbackend import _mt19937
 from hpgraph.nxbackend import algorithms as _algorithms
 from hpgraph.nxbackend._info import FUNCTIONS
 from hpgraph.nxbackend.graph import BACKEND_NAME, BackendGraph, from_networkx, to_networkx
@@ -33,6 +35,8 @@ SMALL_GRAPH = {
     "average_clustering": 50,
     "transitivity": 50,
     "triangles": 200,
+    "label_propagation_communities": 20,
+    "asyn_lpa_communities": 25,
 }
 #: One traversal from one source costs NetworkX about what reading the graph costs
 #: hpgraph: hpgraph's first call wins only on larger graphs (1.3x at 10k vertices of
@@ -167,6 +171,18 @@ def _pagerank_rule(a, G):
     return _is_weight_name(a["weight"]) or "a callable weight is not supported"
 
 
+def _asyn_lpa_rule(a, G):
+    if type(a["seed"]) is not random.Random:
+        return "only a seed NetworkX turns into a random.Random (an int, None, a Random)"
+    if not _is_weight_name(a["weight"]):
+        return "a callable weight is not supported"
+    if a["weight"] is not None and G.is_multigraph():
+        return "a weight on a multigraph is not supported (NetworkX sums parallel edges in turn)"
+    if len(G) > _mt19937.MAX_BOUND:
+        return "more vertices than one 32-bit random word can draw from"
+    return _mt19937.matches_python() or "this Python's random differs from the kernel's"
+
+
 _RULES = {
     "pagerank": _pagerank_rule,
     "bfs_edges": _bfs_rule,
@@ -181,6 +197,7 @@ _RULES = {
     "triangles": _triangles_rule,
     "transitivity": _transitivity_rule,
     "average_clustering": _average_clustering_rule,
+    "asyn_lpa_communities": _asyn_lpa_rule,
 }
 
 
