@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hpgraph.rdf.sparql.paths import is_path, path_table
 from hpgraph.rdf.sparql.table import Table, join
 from hpgraph.rdf.sparql.terms import Unsupported
 
@@ -85,7 +86,9 @@ class _Pattern:
         return self.table(rows[idx])
 
 
-def _terms(ctx, triple):
+def _terms(ctx, triple, intern=False):
+    """Variable names and term ids of a triple pattern; a constant absent from the store is
+    -1, or with ``intern`` a new id (a zero-length path still reaches it)."""
     from rdflib import Variable
 
     from hpgraph.rdf.parse import term_key
@@ -97,13 +100,26 @@ def _terms(ctx, triple):
         elif type(t).__name__ == "BNode":
             terms.append("_bnode_" + str(t))  # blank node in a query acts as a variable
         elif hasattr(t, "n3") and type(t).__name__ in ("URIRef", "Literal"):
-            terms.append(ctx.store.lookup(term_key(t)))
+            key = term_key(t)
+            terms.append(ctx.intern(key) if intern else ctx.store.lookup(key))
         else:
             raise Unsupported(f"term {t!r} in a triple pattern")
     return terms
 
 
 def bgp(ctx, triples) -> Table:
+    """The solutions of a BGP: its triple patterns joined, then its property-path patterns
+    (each walked from what the patterns before it bound)."""
+    paths = [t for t in triples if is_path(t[1])]
+    triples = [t for t in triples if not is_path(t[1])]
+    result = _patterns(ctx, triples)
+    for s, path, o in paths:
+        s, o = _terms(ctx, (s, o), intern=True)
+        result = join(result, path_table(ctx, s, path, o, result))
+    return result
+
+
+def _patterns(ctx, triples) -> Table:
     if not triples:
         return Table({}, 1)
     patterns = sorted((_Pattern(ctx.store, *_terms(ctx, t)) for t in triples), key=lambda t: t.n)

@@ -109,7 +109,7 @@ def aggregate(ctx, node, t: Table) -> Table:
             cols[res] = _integers(ctx, np.bincount(inv, minlength=ng))
             continue
         if kind not in ("COUNT", "SUM", "AVG", "MIN", "MAX", "SAMPLE"):
-            raise Unsupported(kind)
+            raise Unsupported("GROUP_CONCAT" if kind == "GROUPCONCAT" else kind)
         if not isinstance(agg.vars, Variable):
             raise Unsupported(f"{kind} of an expression")
         col = t.cols.get(str(agg.vars), np.full(t.n, -1, np.int64))

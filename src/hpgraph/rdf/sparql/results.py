@@ -15,7 +15,9 @@ def to_table(store, variables, result):
     """The result as a pyarrow Table of N-Triples term strings (null when unbound)."""
     import pyarrow as pa
 
-    cols, _n, ctx = result
+    cols, n, ctx = result
+    if not variables:  # no columns, but still as many rows as solutions
+        return pa.table({"_": pa.nulls(n)}).drop_columns(["_"])
     arrays = []
     for col in cols:
         uniq, inv = np.unique(col, return_inverse=True)

@@ -1,0 +1,143 @@
+"""Property paths: ``p``, ``^p``, ``p/q``, ``p|q``, ``p+``, ``p*``, ``p?`` and their
+nestings, as relations (subject, object) over id arrays. Inverses are pushed down to the
+predicates, so a path read backwards is the same walk over the POS permutation. A sequence
+is a chain of sort-merge joins (each step looked up only from the objects the previous
+reached; duplicates kept, as SPARQL's sequence is a join). ``+``, ``*`` and ``?`` take
+the distinct edges of their inner path once and run the compiled breadth-first search of
+:mod:`._closure` from the needed sources only: the constant end of the pattern, the
+values the rest of the query already gave a variable end, or else every node (``*``
+includes each node of the graph, subject or object, reaching itself)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hpgraph.rdf.sparql.table import Table, _match_keys
+from hpgraph.rdf.sparql.terms import Unsupported
+
+__all__ = ["is_path", "path_table"]
+
+
+def is_path(term) -> bool:
+    from rdflib.paths import Path
+
+    return isinstance(term, Path)
+
+
+def _tree(ctx, path, inv=False):
+    """The path as nested tuples with inverses pushed to the leaves."""
+    from rdflib import URIRef
+    from rdflib.paths import AlternativePath, InvPath, MulPath, SequencePath
+
+    from hpgraph.rdf.parse import term_key
+
+    if isinstance(path, URIRef):
+        return ("edge", ctx.store.lookup(term_key(path)), inv)
+    if isinstance(path, InvPath):
+        return _tree(ctx, path.arg, not inv)
+    if isinstance(path, SequencePath):
+        parts = [_tree(ctx, a, inv) for a in path.args]
+        return ("seq", parts[::-1] if inv else parts)
+    if isinstance(path, AlternativePath):
+        return ("alt", [_tree(ctx, a, inv) for a in path.args])
+    if isinstance(path, MulPath):
+        return ("mul", _tree(ctx, path.path, inv), path.mod)
+    raise Unsupported(f"{type(path).__name__.replace('Path', '').lower()} property path")
+
+
+def _edges(store, pid, inv, src):
+    """(s, o) of predicate ``pid`` read forwards or backwards, from ``src`` if given."""
+    if pid not in store.pred_range:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    a, b = store.pred_range[pid]
+    rows = store.pos[a:b] if inv else store.pso[a:b]
+    first, second = (2, 0) if inv else (0, 2)
+    if src is not None:
+        key = rows[:, first]
+        lo = np.searchsorted(key, src, "left")
+        cnt = np.searchsorted(key, src, "right") - lo
+        idx = np.repeat(lo - np.cumsum(cnt) + cnt, cnt) + np.arange(int(cnt.sum()))
+        rows = rows[idx]
+    return np.ascontiguousarray(rows[:, first]), np.ascontiguousarray(rows[:, second])
+
+
+def _nodes(ctx):
+    """Every subject and object of the store (the zero-length path's domain), sorted."""
+    if getattr(ctx, "all_nodes", None) is None:
+        pso = ctx.store.pso
+        ctx.all_nodes = np.unique(np.concatenate([pso[:, 0], pso[:, 2]]))
+    return ctx.all_nodes
+
+
+def _closure(ctx, inner, mod, src):
+    from hpgraph.rdf.sparql._closure import reach
+
+    es, eo = _relation(ctx, inner, None)
+    nodes = np.unique(np.concatenate([es, eo]))
+    ls, lo = np.searchsorted(nodes, es), np.searchsorted(nodes, eo)
+    order = np.argsort(ls, kind="stable")
+    indptr = np.zeros(len(nodes) + 1, np.int64)
+    np.cumsum(np.bincount(ls, minlength=len(nodes)), out=indptr[1:])
+    indices = lo[order].astype(np.int64)
+    if src is None:
+        src = np.unique(es) if mod == "+" else _nodes(ctx)
+    local = np.full(len(src), -1, np.int64)
+    if len(nodes):
+        pos = np.minimum(np.searchsorted(nodes, src), len(nodes) - 1)
+        local = np.where(nodes[pos] == src, pos, -1)
+    k, v = reach(indptr, indices, local, mod != "+", mod == "?")
+    dst = src[k].copy()
+    dst[v >= 0] = nodes[v[v >= 0]]
+    return src[k], dst
+
+
+def _relation(ctx, node, src):
+    """(s, o) id arrays of a path tree, only pairs with s in ``src`` (sorted) if given."""
+    kind = node[0]
+    if kind == "edge":
+        return _edges(ctx.store, node[1], node[2], src)
+    if kind == "alt":
+        parts = [_relation(ctx, p, src) for p in node[1]]
+        return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    if kind == "seq":
+        s, o = _relation(ctx, node[1][0], src)
+        for part in node[1][1:]:
+            ns, no = _relation(ctx, part, np.unique(o))
+            ia, ib = _match_keys(o, ns)
+            s, o = s[ia], no[ib]
+        return s, o
+    return _closure(ctx, node[1], node[2], src)
+
+
+def path_table(ctx, s, path, o, bound: Table) -> Table:
+    """The solutions of the pattern ``s path o`` (ints: ids, strs: variables), starting
+    from the values ``bound`` (the query's solutions so far) gives a variable end."""
+    s_var, o_var = isinstance(s, str), isinstance(o, str)
+    sure = set(bound.cols) - bound.maybe
+    flip, src = False, None
+    if not s_var:
+        src = np.array([s], np.int64)
+    elif not o_var:
+        flip, src = True, np.array([o], np.int64)
+    elif s in sure:
+        src = np.unique(bound.cols[s])
+    elif o in sure:
+        flip, src = True, np.unique(bound.cols[o])
+    tree = _tree(ctx, path, inv=flip)
+    a, b = _relation(ctx, tree, src)
+    if flip:
+        a, b = b, a
+    keep = np.ones(len(a), bool)
+    if not o_var:
+        keep &= b == o
+    if not s_var:
+        keep &= a == s
+    if s_var and o_var and s == o:
+        keep &= a == b
+    a, b = a[keep], b[keep]
+    cols = {}
+    if o_var:
+        cols[o] = b
+    if s_var:
+        cols[s] = a
+    return Table(cols, len(a))
