@@ -191,6 +191,42 @@ def test_gz_and_turtle_load_same_graph(data, tmp_path):
     assert collections.Counter(_our_rows(from_ttl, q)) == collections.Counter(_ox_rows(ox, q))
 
 
+@pytest.mark.parametrize("gz", [False, True])
+def test_nquads_merge_graphs_like_pyoxigraph_union(data, tmp_path, gz):
+    """N-Quads: graph names dropped, the triples of every graph (and the default graph)
+    merged into one set, as pyoxigraph answers with its default graph as the union."""
+    lines = _university(seed=11)
+    rng = random.Random(3)
+    quads = []
+    for line in lines:
+        graph = rng.choice(["", f"<{EX}g1> ", f"<{EX}g2> ", "_:g3 "])
+        quads.append(line[:-1] + graph + ".")
+    quads += [lines[0][:-1] + f"<{EX}g9>\t.", "# comment", ""]  # a triple in two graphs
+    text = "\n".join(quads) + "\n"
+    path = tmp_path / ("q.nq.gz" if gz else "q.nq")
+    if gz:
+        with gzip.open(path, "wt", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    ox = pyoxigraph.Store()
+    ox.load(text.encode("utf-8"), format=pyoxigraph.RdfFormat.N_QUADS)
+    store = Store.load(path)
+    assert len(store) == len(set(lines))
+    for name in ("chain", "group_count", "optional", "union_vars"):
+        q = PREFIX + QUERIES[name]
+        res = ox.query(q, use_default_graph_as_union=True)
+        names = [v.value for v in res.variables]
+        want = [tuple(None if r[v] is None else str(r[v]) for v in names) for r in res]
+        assert collections.Counter(_our_rows(store, q)) == collections.Counter(want)
+    bad = tmp_path / "bad.nq"
+    bad.write_text(
+        f"<{EX}a> <{EX}p> <{EX}b> <{EX}g> .\n<{EX}a> <{EX}p> <{EX}b> <{EX}g> <{EX}h> .\n"
+    )
+    with pytest.raises(GraphFormatError, match=r"bad\.nq:2: malformed N-Quads line"):
+        Store.load(bad)
+
+
 def test_malformed_line_names_file_and_line(tmp_path):
     bad = tmp_path / "bad.nt"
     bad.write_text(f"<{EX}a> <{EX}p> <{EX}b> .\n\n<{EX}a> <{EX}p> oops .\n")

@@ -1,11 +1,12 @@
-"""Given an N-Triples or Turtle file (optionally ``.gz``), returns its triples as canonical
-term strings, streamed in blocks.
+"""Given an N-Triples, N-Quads or Turtle file (optionally ``.gz``), returns its triples as
+canonical term strings, streamed in blocks. N-Quads are read as triples: the graph name is
+dropped, so the triples of all graphs are merged into one graph (a set).
 
 Terms are kept in one canonical text form, the key of the dictionary: ``<iri>``,
 ``_:label``, ``"lexical"`` (escaped as rdflib's ``n3()`` escapes), ``"lexical"@lang`` or
 ``"lexical"^^<datatype>`` (``xsd:string`` dropped, as RDF 1.1 says it is the same term).
-N-Triples is read by our own line tokenizer (one compiled regular expression per line);
-Turtle is parsed by rdflib's parser.
+N-Triples and N-Quads are read by our own line tokenizer (one compiled regular expression
+per line); Turtle is parsed by rdflib's parser.
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ _LINE = re.compile(
     + _LIT
     + r")[ \t]*\.[ \t]*(?:#.*)?$"
 )
+_QUAD = re.compile(_LINE.pattern.replace(r"[ \t]*\.[ \t]*(?:#.*)?$", "")
+    + r"[ \t]*(?:" + _IRI + "|" + _BNODE + r")?[ \t]*\.[ \t]*(?:#.*)?$"
+)
 _LIT_ALL = re.compile(_LIT)
 _BLANK = re.compile(r"[ \t]*(?:#.*)?$")
 _ESC = re.compile(r"\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))")
@@ -79,15 +83,17 @@ def canonical_literal(lexical: str, lang: str | None = None, datatype: str | Non
 
 
 def rdf_format(path) -> str:
-    """``"nt"`` or ``"ttl"`` from the file name (``.gz`` ignored)."""
+    """``"nt"``, ``"nq"`` or ``"ttl"`` from the file name (``.gz`` ignored)."""
     name = os.fspath(path).lower()
     if name.endswith(".gz"):
         name = name[:-3]
     if name.endswith((".nt", ".ntriples")):
         return "nt"
+    if name.endswith((".nq", ".nquads")):
+        return "nq"
     if name.endswith((".ttl", ".turtle")):
         return "ttl"
-    raise GraphFormatError("unknown RDF format (expected .nt, .ttl, optionally .gz)", path)
+    raise GraphFormatError("unknown RDF format (expected .nt, .nq, .ttl, optionally .gz)", path)
 
 
 def _open_text(path):
@@ -105,7 +111,7 @@ def _iter_nt(path):
             lines = fh.readlines(1 << 22)
             if not lines:
                 return
-            block = _block_by_line(lines, path, lineno)
+            block = _block_by_line(lines, path, lineno, rdf_format(path) == "nq")
             lineno += len(lines)
             for i in range(0, len(block[0]), BLOCK):
                 yield block[0][i : i + BLOCK], block[1][i : i + BLOCK], block[2][i : i + BLOCK]
@@ -122,16 +128,17 @@ def _literal(lex, lang, dt):
     return '"' + lex + '"'
 
 
-def _block_by_line(lines, path, lineno):
-    """(subjects, predicates, objects) of ``lines``, the first being line ``lineno + 1``."""
+def _block_by_line(lines, path, lineno, quads=False):
+    """(subjects, predicates, objects) of ``lines``, the first being line ``lineno + 1``;
+    ``quads``: N-Quads lines, whose graph name is dropped."""
     s_out, p_out, o_out = [], [], []
-    match = _LINE.match
+    match = (_QUAD if quads else _LINE).match
     for i, line in enumerate(lines, lineno + 1):
         m = match(line, 0, len(line.rstrip("\r\n")))
         if m is None:
             if _BLANK.match(line.rstrip("\r\n")):
                 continue
-            raise GraphFormatError("malformed N-Triples line", path, i)
+            raise GraphFormatError(f"malformed N-{'Quads' if quads else 'Triples'} line", path, i)
         s, p, o, lex, lang, dt = m.groups()
         if o is None:
             try:
@@ -145,16 +152,17 @@ def _block_by_line(lines, path, lineno):
 
 
 def read_nt_ids(path, ids: dict) -> np.ndarray:
-    """The triples of an N-Triples file (``.gz`` too) as an (m, 3) int64 array of term
-    ids; new terms are added to ``ids`` (key -> id) in order of first appearance.
+    """The triples of an N-Triples or N-Quads file (``.gz`` too) as an (m, 3) int64 array
+    of term ids; new terms are added to ``ids`` (key -> id) in order of first appearance.
 
-    Blocks of about 64 MiB of whole lines go through the compiled scanner of
+    Blocks of about 64 MiB of whole N-Triples lines go through the compiled scanner of
     :mod:`hpgraph.rdf._ntscan` (term spans and hashes; only each distinct term is decoded
-    in Python); a block it does not take is read by the line-by-line path."""
+    in Python); a block it does not take, and N-Quads, are read by the line-by-line path."""
     if not os.path.exists(path):
         raise GraphFormatError("no such file", path)
     gz = os.fspath(path).lower().endswith(".gz")
-    fast = os.path.getsize(path) * (4 if gz else 1) >= FAST_MIN_BYTES
+    quads = rdf_format(path) == "nq"
+    fast = not quads and os.path.getsize(path) * (4 if gz else 1) >= FAST_MIN_BYTES
     opener = gzip.open if gz else open
     out, lineno, rest = [], 0, b""
     with opener(path, "rb") as fh:
@@ -164,7 +172,7 @@ def read_nt_ids(path, ids: dict) -> np.ndarray:
             cut = data.rfind(b"\n") + 1 if chunk else len(data)
             data, rest = data[:cut], data[cut:]
             if data:
-                block, lines = _block_ids(data, path, lineno, ids, fast)
+                block, lines = _block_ids(data, path, lineno, ids, fast, quads)
                 out.append(block)
                 lineno += lines
             if not chunk:
@@ -184,7 +192,7 @@ def _scanned_literal(term):
     return term[: end + 1] if term[end + 4 : -1] == _XSD_STRING else term
 
 
-def _block_ids(data: bytes, path, lineno, ids, fast):
+def _block_ids(data: bytes, path, lineno, ids, fast, quads):
     put = ids.setdefault
     if fast:
         from hpgraph.rdf import _ntscan
@@ -212,7 +220,7 @@ def _block_ids(data: bytes, path, lineno, ids, fast):
         lines = data.decode("utf-8").split("\n")
     except UnicodeDecodeError as exc:
         raise GraphFormatError(f"not UTF-8 ({exc.reason})", path) from None
-    s, p, o = _block_by_line(lines[:-1] if lines[-1] == "" else lines, path, lineno)
+    s, p, o = _block_by_line(lines[:-1] if lines[-1] == "" else lines, path, lineno, quads)
     block = np.empty((len(s), 3), np.int64)
     block[:, 0] = [put(t, len(ids)) for t in s]
     block[:, 1] = [put(t, len(ids)) for t in p]
@@ -261,4 +269,4 @@ def _iter_ttl(path):
 def iter_triples(path):
     """Yield blocks ``(subjects, predicates, objects)`` of canonical term strings."""
     fmt = rdf_format(path)
-    return _iter_nt(path) if fmt == "nt" else _iter_ttl(path)
+    return _iter_ttl(path) if fmt == "ttl" else _iter_nt(path)

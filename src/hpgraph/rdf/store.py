@@ -39,7 +39,8 @@ class Store:
     # ------------------------------------------------------------------ building
     @classmethod
     def load(cls, path, *, infer=None) -> Store:
-        """Parse an N-Triples or Turtle file (``.gz`` too); a store directory is opened.
+        """Parse an N-Triples, N-Quads (graph names dropped: all graphs merged) or Turtle
+        file (``.gz`` too); a store directory is opened.
 
         ``infer``: an ontology file (Turtle or N-Triples), or ``"univ-bench"`` for LUBM's
         built-in ontology, whose entailments are materialised into the store (see
@@ -51,7 +52,7 @@ class Store:
                 raise InvalidArgumentError(f"{path}: a store is already built; infer on load")
             return cls.open(path)
         ids: dict[str, int] = {}
-        if rdf_format(path) == "nt":
+        if rdf_format(path) in ("nt", "nq"):
             spo = read_nt_ids(path, ids)
         else:
             put = ids.setdefault
