@@ -64,6 +64,8 @@ def eval_node(ctx, node) -> Table:
         return aggregate(ctx, node, eval_node(ctx, node.p.p))
     if name == "Extend":
         t = eval_node(ctx, node.p)
+        if str(node.var) in t.cols:
+            raise InvalidArgumentError(f"SPARQL error: ?{node.var} is bound already (BIND / AS)")
         cols = dict(t.cols)
         if isinstance(node.expr, Variable):
             cols[str(node.var)] = t.cols.get(str(node.expr), np.full(t.n, -1, np.int64))

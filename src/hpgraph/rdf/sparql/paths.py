@@ -63,7 +63,7 @@ def _edges(store, pid, inv, src):
 
 def _nodes(ctx):
     """Every subject and object of the store (the zero-length path's domain), sorted."""
-    if getattr(ctx, "all_nodes", None) is None:
+    if ctx.all_nodes is None:
         pso = ctx.store.pso
         ctx.all_nodes = np.unique(np.concatenate([pso[:, 0], pso[:, 2]]))
     return ctx.all_nodes
