@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from hpgraph.algorithms.registry import bench_kernels
+from hpgraph.algorithms.registry import ALGORITHMS, bench_kernels
 from hpgraph.errors import HPGraphError
 
 __all__ = ["main", "build_parser"]
@@ -22,7 +22,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Time hpgraph's kernels against the installed PyPI competitors on the "
         "same graphs, in the same process.",
     )
-    p.add_argument("--kernels", default=",".join(bench_kernels()), help="comma-separated")
+    core = ",".join(k for k in bench_kernels() if ALGORITHMS[k].bench.core)
+    p.add_argument(
+        "--kernels",
+        default=None,
+        help=f"comma-separated, of {','.join(bench_kernels())} [{core}]",
+    )
     p.add_argument(
         "--kronecker",
         action="append",
@@ -47,6 +52,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--iterations", type=int, default=20, help="PageRank iterations [20]")
     p.add_argument("--damping", type=float, default=0.85)
     p.add_argument("--out", default=None, help="write a .md or .csv report")
+    p.add_argument(
+        "--gap",
+        default=None,
+        metavar="DIR",
+        help="also time the GAP Benchmark Suite's programs built in DIR, on the same graphs",
+    )
     return p
 
 
@@ -76,6 +87,7 @@ def main(argv=None) -> int:
             seed=args.seed,
             damping=args.damping,
             iterations=args.iterations,
+            gap=args.gap,
         )
     except HPGraphError as exc:
         print(f"hpgraph bench: error: {exc}", file=sys.stderr)

@@ -22,11 +22,20 @@ class _Values:
     """How results of one :attr:`BenchSpec.values` kind are compared: ``normal`` puts an
     array in normal form; ``noun`` names what differs when compared exactly (None:
     relative ``FLOAT_RTOL``); ``reached`` marks the vertices a traversal reached (for
-    TEPS)."""
+    TEPS and :meth:`count`)."""
 
     normal: Any
     noun: str | None
     reached: Any = None
+
+    def count(self, arr) -> int | None:
+        """The number a system that returns no result array (GAP) is checked by: vertices
+        reached, or components; None for real values."""
+        if self.reached is not None:
+            return int(np.count_nonzero(self.reached(arr)))
+        if self.noun == "labels":
+            return int(np.unique(arr).size)
+        return None
 
 
 _VALUES = {

@@ -4,7 +4,8 @@ competitor's; then the ratios, the report on the console and in a file.
 Which kernels run, how each is called, verified and compared comes from its registry
 entry (:data:`hpgraph.algorithms.ALGORITHMS`, its :class:`~hpgraph.algorithms.BenchSpec`).
 The graphs are made in :mod:`~hpgraph.bench.graphs`, each system is timed in
-:mod:`~hpgraph.bench.timing` and results compared in :mod:`~hpgraph.bench.checks`.
+:mod:`~hpgraph.bench.timing` and results compared in :mod:`~hpgraph.bench.checks`; the
+GAP Benchmark Suite, when given, runs from :mod:`~hpgraph.bench.gap`.
 """
 
 from __future__ import annotations
@@ -21,17 +22,31 @@ from typing import Any
 import numpy as np
 
 from hpgraph.algorithms.registry import ALGORITHMS, bench_kernels, resolve
+from hpgraph.bench.checks import values_of
 from hpgraph.bench.competitors import GraphForms, available_competitors
+from hpgraph.bench.gap import WEIGHT_SCALE, GapSuite, gap_kernels, quantize_weights
 from hpgraph.bench.graphs import choose_roots, make_graph, parse_graph_spec
 from hpgraph.bench.timing import Runner, current_rss_bytes, missing_row, peak_rss_bytes
 from hpgraph.config import DEFAULT_THREADS
 from hpgraph.errors import InvalidArgumentError
 
-__all__ = ["KERNELS", "BenchReport", "run_bench", "parse_graph_spec", "make_graph"]
+__all__ = [
+    "KERNELS",
+    "BenchReport",
+    "core_kernels",
+    "run_bench",
+    "parse_graph_spec",
+    "make_graph",
+]
 
 #: Kernels the harness knows (the registry entries with a ``bench``), in report order, when
 #: this module was imported; :func:`run_bench` reads the registry again.
 KERNELS = bench_kernels()
+
+
+def core_kernels() -> tuple[str, ...]:
+    """The kernels run when none are named (``BenchSpec.core``), in report order."""
+    return tuple(k for k in bench_kernels() if ALGORITHMS[k].bench.core)
 
 
 # --------------------------------------------------------------------- hpgraph side
@@ -97,7 +112,7 @@ def _rel_time_rows(rows):
 
 
 def run_bench(
-    kernels=KERNELS,
+    kernels=None,
     graphs=("kronecker:16",),
     trials=3,
     threads=None,
@@ -113,21 +128,26 @@ def run_bench(
     console=None,
     quiet=False,
     peers=None,
+    gap=None,
 ) -> BenchReport:
     """Run the benchmark and report it (see :mod:`hpgraph.bench`).
 
-    ``kernels``: names from :data:`KERNELS` (or one comma-separated string). ``graphs``:
+    ``kernels``: names from :data:`KERNELS` (or one comma-separated string; default: the
+    core ones, :func:`core_kernels`). ``graphs``:
     specs (``"kronecker:16"``, ``"uniform:1M:16M"``, ``"file:PATH"``), ``Graph`` objects or
     ``(name, Graph)`` pairs. ``trials`` timed runs per kernel (per root for BFS/SSSP) after
     one untimed warm-up; ``threads`` for hpgraph and the competitors that have a setting
     (default: all cores); ``roots`` BFS/SSSP sources per graph; ``verify`` runs hpgraph's
     verifiers; ``out`` a ``.md``/``.csv`` path (or None). ``competitors`` restricts the
     competing libraries by name (default: all importable); ``peers`` is its old name, still
-    accepted. Returns the :class:`BenchReport`; ``report.ok`` is False if an hpgraph
-    kernel failed or did not verify.
+    accepted. ``gap``: a directory with the GAP Benchmark Suite's built programs, timed
+    on the same graphs (:mod:`hpgraph.bench.gap`). Returns the :class:`BenchReport`;
+    ``report.ok`` is False if an hpgraph kernel failed or did not verify.
     """
     from hpgraph.bench.report import print_report, write_report
 
+    if kernels is None:
+        kernels = core_kernels()
     if isinstance(kernels, str):
         kernels = [k for k in kernels.split(",") if k]
     kernels = [k.strip().lower() for k in kernels]
@@ -149,6 +169,7 @@ def run_bench(
         competitors = peers
     threads = int(threads or DEFAULT_THREADS)
     params = {"damping": float(damping), "iterations": int(iterations)}
+    suite = GapSuite(gap) if gap is not None else None
     specs = [parse_graph_spec(s) if isinstance(s, str) else s for s in graphs]
 
     if console is None and not quiet:
@@ -164,6 +185,8 @@ def run_bench(
     report = BenchReport(skipped=dict(skipped))
     hp, verifiers, hp_missing = _hpgraph_kernels()
     report.env = _environment(threads, trials, roots, seed, params, adapters, hp_missing)
+    if suite is not None:
+        report.env["gap"] = suite.dir
     for c in adapters:
         report.env["competitors"][c.name]["threads"] = c.set_threads(threads)
     runner = Runner(int(trials), threads)
@@ -171,7 +194,9 @@ def run_bench(
 
     for i, spec in enumerate(specs):
         taken = {info["graph"] for info in report.graphs}
-        gr = _prepare_graph(spec, kernels, int(roots), seed, threads, rss_start, i, taken)
+        gr = _prepare_graph(
+            spec, kernels, int(roots), seed, threads, rss_start, i, taken, suite is not None
+        )
         report.graphs.append(gr.info)
         log(
             f"[bold]{gr.g.name}[/bold]: |V|={gr.size[0]:,} |E|={gr.size[1]:,} made in "
@@ -188,6 +213,8 @@ def run_bench(
                 report.skipped.setdefault("networkx", why)
                 continue
             _bench_competitor(report, runner, gr, competitor, kernels, params, log)
+        if suite is not None:
+            _bench_gap(report, runner, gr, suite, kernels, params, log)
         gr.forms.clear()
         del gr
         gc.collect()
@@ -218,11 +245,18 @@ class _GraphRun:
     refs: dict[str, Any] = field(default_factory=dict)
 
 
-def _prepare_graph(spec, kernels, nroots, seed, threads, rss_start, index, taken) -> _GraphRun:
+def _prepare_graph(
+    spec, kernels, nroots, seed, threads, rss_start, index, taken, for_gap
+) -> _GraphRun:
+    """The graph of ``spec`` and what its runs share; ``for_gap``: weights rounded to
+    GAP's integer unit (:func:`~hpgraph.bench.gap.quantize_weights`) for every system."""
     from hpgraph.graph import Graph
 
     weighted = any(ALGORITHMS[k].wants_weights for k in kernels)
     g, make_s = make_graph(spec, weighted=weighted, seed=seed, threads=threads)
+    if for_gap and g.weights is not None:
+        w = quantize_weights(g.weights)
+        g = Graph(g.indptr, g.indices, w, directed=g.directed, ids=g.ids, name=g.name)
     name = g.name or f"graph{index + 1}"
     if name in taken:  # rows are keyed by graph name
         name = f"{name}#{index + 1}"
@@ -336,6 +370,57 @@ def _bench_competitor(report, runner, gr, competitor, kernels, params, log):
         gc.collect()
     competitor.unload()
     gc.collect()
+
+
+def _bench_gap(report, runner, gr, suite, kernels, params, log):
+    """Time GAP's programs for ``kernels`` on ``gr`` (written once in GAP's serialized
+    form); rows of ``report``, GAP's analysis count checked against the reference."""
+    from hpgraph.algorithms.delta_stepping import default_delta
+
+    g, size = gr.g, gr.size
+    todo = gap_kernels(kernels)
+    missing = suite.missing(todo)
+    for kernel in todo:
+        algo = ALGORITHMS[kernel]
+        kg = gr.wg if algo.wants_weights else g
+        if kernel in missing or kg is None:
+            why = missing.get(kernel, "graph has no weights")
+            report.rows.append(missing_row(kernel, g, size, "gap", why))
+            continue
+        log(f"  gap {kernel} ...")
+        delta = max(1, round(default_delta(kg) * WEIGHT_SCALE)) if algo.wants_weights else 1
+        gp = {**params, "delta": delta}
+        try:
+            path = suite.graph_file(kg, weighted=algo.wants_weights)
+            row = _gap_row(runner, gr, suite, kernel, path, gp)
+        except Exception as exc:
+            row = missing_row(kernel, g, size, "gap", f"ERROR {type(exc).__name__}: {exc}")
+        row["threads"] = f"{runner.threads} threads (OMP_NUM_THREADS)"
+        report.rows.append(row)
+    suite.clear()
+
+
+def _gap_row(runner, gr, suite, kernel, path, gp):
+    """GAP's row of ``kernel``: one run per root; its analysis count against the
+    reference's (vertices reached, components)."""
+    algo = ALGORITHMS[kernel]
+    keys = list(gr.roots) if algo.needs_source else [None]
+    kind = values_of(kernel)
+    noun = "reached" if kind.reached is not None else "components"
+    ref = gr.refs.get(kernel)
+    times, checks, agree = {}, [], True
+    for key in keys:
+        times[key], got = suite.run(kernel, path, runner.trials, runner.threads, gp, key)
+        if got is None or ref is None or key not in ref[1]:
+            continue
+        want = kind.count(ref[1][key])
+        agree &= got == want
+        checks.append(f"{noun} equal vs {ref[0]}" if got == want else f"{noun} {got} != {want}")
+    row = runner.row("gap", kernel, gr.g, gr.size, times, gr.refs, checks, agree)
+    args = " ".join(a.format(**gp) for a in algo.bench.gap.args)
+    unit = " (weights x 2^20)" if algo.wants_weights else ""
+    row["note"] = f"{algo.bench.gap.binary} {args}".strip() + unit
+    return row
 
 
 def _environment(threads, trials, roots, seed, params, adapters, hp_missing):

@@ -119,6 +119,14 @@ class Runner:
                 if exact:
                     agree &= same
                 checks.append(f"{what} vs {ref[0]}" if same or exact else f"info: {what}")
+        return self.row(system, kernel, g, size, times, refs, checks, agree)
+
+    def row(self, system, kernel, g, size, times, refs, checks, agree):
+        """The report row of ``times`` ({root, or None without one: seconds of the timed
+        calls}), TEPS from the reference results in ``refs``; also for a system that
+        timed itself (GAP)."""
+        keys = list(times)
+        rooted = ALGORITHMS[kernel].needs_source
         teps = self._teps(kernel, g, keys, times, refs) if rooted else None
         row = result_row(kernel, g, size, system, [x for k in keys for x in times[k]])
         row.update(teps=teps, check=summarise(checks), agree=agree)

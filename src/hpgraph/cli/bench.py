@@ -25,6 +25,8 @@ from hpgraph.cli._common import (
 
 #: "bfs/sssp": the benchmarked kernels that take a source (roots), for the help texts.
 _ROOTED = "/".join(k for k in bench_kernels() if ALGORITHMS[k].needs_source)
+#: The kernels ``hpgraph bench`` and ``hpgraph demo`` run when none are named.
+_CORE = tuple(k for k in bench_kernels() if ALGORITHMS[k].bench.core)
 
 __all__ = ["bench", "demo"]
 
@@ -34,9 +36,9 @@ __all__ = ["bench", "demo"]
 @click.option(
     "--kernels",
     "-k",
-    default=",".join(bench_kernels()),
+    default=",".join(_CORE),
     show_default=True,
-    help="Comma-separated kernels.",
+    help=f"Comma-separated kernels, of {','.join(bench_kernels())}.",
 )
 @click.option(
     "--trials",
@@ -79,6 +81,14 @@ __all__ = ["bench", "demo"]
 @click.option(
     "--output", "-o", type=click.Path(dir_okay=False), help="Also write the report: .md or .csv."
 )
+@click.option(
+    "--gap",
+    type=click.Path(file_okay=False, exists=True),
+    default=None,
+    metavar="DIR",
+    help="Also time the GAP Benchmark Suite's programs built in DIR (github sbeamer/gapbs, "
+    "make) on the same graphs; see docs/benchmarks.md.",
+)
 def bench(
     graphs,
     kernels,
@@ -92,6 +102,7 @@ def bench(
     damping,
     iterations,
     output,
+    gap,
 ):
     """Time hpgraph's kernels and every importable competitor library (SciPy,
     python-graphblas, NetworKit, igraph, scikit-network, NetworkX on small graphs) on the
@@ -100,7 +111,8 @@ def bench(
 
     GRAPH: kronecker:SCALE[:EDGE_FACTOR], uniform:N:M (counts take k/M/G or 2^k), or a
     graph file. [default: kronecker:16]. The competitors come with:
-    pip install 'hpgraph[competitors]'.
+    pip install 'hpgraph[competitors]'. With --gap DIR, GAP's bfs, pr_spmv, cc and sssp
+    run on the same graphs (written in GAP's serialized form) with as many OpenMP threads.
 
     \b
     Example:
@@ -127,6 +139,7 @@ def bench(
         seed=seed,
         damping=damping,
         iterations=iterations,
+        gap=gap,
     )
     if not report.ok:
         n = len(report.failures)
@@ -190,7 +203,7 @@ def demo(state, scale, edge_factor, threads, seed):
 
     plan = [
         (a.name, wg if a.wants_weights else g, (source,) if a.needs_source else ())
-        for a in map(ALGORITHMS.get, bench_kernels())
+        for a in map(ALGORITHMS.get, _CORE)
     ]
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False)
     for col in ("kernel", "time", "supersteps", "EVPS", "result", "verified"):

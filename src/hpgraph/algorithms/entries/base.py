@@ -18,6 +18,7 @@ __all__ = [
     "Param",
     "Verifier",
     "BenchSpec",
+    "GapRun",
     "ReportTable",
     "RUNTIMES",
     "COMMON_ARGUMENTS",
@@ -87,6 +88,21 @@ class Verifier:
 
 
 @dataclass(frozen=True)
+class GapRun:
+    """How ``hpgraph bench --gap DIR`` runs the GAP Benchmark Suite's kernel of an
+    algorithm (:mod:`hpgraph.bench.gap`): the program ``binary`` in DIR, its ``args``
+    (formatted with the benchmark's parameters: ``{iterations}``, ``{delta}``; the harness
+    adds the graph file, ``-n`` trials, ``-a`` and, for a kernel with a source, ``-r``),
+    and ``count``: a regular expression whose group is the number GAP's analysis (``-a``)
+    prints that the harness compares with hpgraph's result (reached vertices,
+    components; see :mod:`hpgraph.bench.checks`), or None."""
+
+    binary: str
+    args: tuple[str, ...] = ()
+    count: str | None = None
+
+
+@dataclass(frozen=True)
 class BenchSpec:
     """How ``hpgraph bench`` runs an algorithm against the competitors (:mod:`hpgraph.bench`).
 
@@ -96,13 +112,18 @@ class BenchSpec:
     finite). ``order``: place in the report. ``params``: the :func:`~hpgraph.bench.run_bench`
     keyword arguments passed on to the function. ``brief(result)``: the one-line result
     of ``hpgraph demo``. A competitor runs the algorithm when it has a method ``k_<name>``
-    (:mod:`hpgraph.bench.competitors`)."""
+    (:mod:`hpgraph.bench.competitors`). ``gap``: the GAP Benchmark Suite's kernel
+    (:class:`GapRun`), or None. ``core``: one of the kernels ``hpgraph bench`` and
+    ``hpgraph demo`` run when none are named; False for the whole-graph analytics that
+    run on smaller graphs (named with ``--kernels``)."""
 
     column: str
     values: str
     order: int
     params: tuple[str, ...] = ()
     brief: Callable | None = None
+    gap: GapRun | None = None
+    core: bool = True
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,14 @@
 from __future__ import annotations
 
 from hpgraph.algorithms.entries._common import KERNELS, VERIFY, scalar
-from hpgraph.algorithms.entries.base import Algorithm, BenchSpec, Param, ReportTable, Verifier
+from hpgraph.algorithms.entries.base import (
+    Algorithm,
+    BenchSpec,
+    GapRun,
+    Param,
+    ReportTable,
+    Verifier,
+)
 
 __all__ = ["PAGERANK", "BETWEENNESS", "EDGE_BETWEENNESS"]
 
@@ -78,7 +85,16 @@ PAGERANK = Algorithm(
     verifier=Verifier(VERIFY + "verify_pagerank", _pagerank_args, _pagerank_checks),
     report=_report_pagerank,
     columns=("vertex", "rank"),
-    bench=BenchSpec("rank", "real", 0, ("damping", "iterations"), _brief_pagerank),
+    bench=BenchSpec(
+        "rank",
+        "real",
+        0,
+        ("damping", "iterations"),
+        _brief_pagerank,
+        # pr_spmv: GAP's Jacobi (pull SpMV) PageRank; its pr is Gauss-Seidel. -t 0: no
+        # early stop, exactly the iterations asked for
+        gap=GapRun("pr_spmv", ("-i", "{iterations}", "-t", "0")),
+    ),
 )
 
 #: The parameters both betweenness entries take.

@@ -4,7 +4,7 @@ their reports and the one-line results of ``hpgraph demo``."""
 from __future__ import annotations
 
 from hpgraph.algorithms.entries._common import KERNELS, VERIFY, count, plain, reached, rooted
-from hpgraph.algorithms.entries.base import Algorithm, BenchSpec, Param, Verifier
+from hpgraph.algorithms.entries.base import Algorithm, BenchSpec, GapRun, Param, Verifier
 
 __all__ = ["BFS", "WCC", "SSSP", "APSP"]
 
@@ -90,7 +90,13 @@ BFS = Algorithm(
     verifier=Verifier(VERIFY + "verify_bfs", rooted, "Graph500 BFS rules and Graphalytics depths"),
     report=_report_bfs,
     columns=("vertex", "depth", "parent"),
-    bench=BenchSpec("depth", "depth", 1, brief=_brief_bfs),
+    bench=BenchSpec(
+        "depth",
+        "depth",
+        1,
+        brief=_brief_bfs,
+        gap=GapRun("bfs", count=r"BFS Tree has (\d+) nodes"),
+    ),
 )
 
 WCC = Algorithm(
@@ -110,7 +116,13 @@ WCC = Algorithm(
     verifier=Verifier(VERIFY + "verify_wcc", plain, "components equal SciPy's, up to relabelling"),
     report=_report_wcc,
     columns=("vertex", "component"),
-    bench=BenchSpec("component", "partition", 2, brief=_brief_wcc),
+    bench=BenchSpec(
+        "component",
+        "partition",
+        2,
+        brief=_brief_wcc,
+        gap=GapRun("cc", count=r"There are (\d+) components"),  # Afforest
+    ),
 )
 
 SSSP = Algorithm(
@@ -138,7 +150,13 @@ SSSP = Algorithm(
     verifier=Verifier(VERIFY + "verify_sssp", rooted, "Graph500 SSSP rules"),
     report=_report_sssp,
     columns=("vertex", "distance", "parent"),
-    bench=BenchSpec("distance", "distance", 3, brief=_brief_sssp),
+    bench=BenchSpec(
+        "distance",
+        "distance",
+        3,
+        brief=_brief_sssp,
+        gap=GapRun("sssp", ("-d", "{delta}"), r"SSSP Tree reaches (\d+) nodes"),
+    ),
 )
 
 APSP = Algorithm(
