@@ -30,8 +30,12 @@ NUMBA_FLAGS_NOCACHE = {k: v for k, v in NUMBA_FLAGS.items() if k != "cache"}
 PUSH_PULL_THRESHOLD = 1.0 / 20.0
 PUSH_PULL_THRESHOLD_FULL_SCAN = float(os.environ.get("HPGRAPH_PULL_SHARE", "0.25"))
 
-#: Worker threads (= partitions) of the local runtime when none are asked for.
-DEFAULT_THREADS = int(os.environ.get("HPGRAPH_THREADS", "0")) or (os.cpu_count() or 1)
+#: Worker threads (= partitions) of the local runtime when none are asked for:
+#: $HPGRAPH_THREADS, else in a Slurm job the CPUs it gave each task (sbatch/srun -c),
+#: else all cores.
+DEFAULT_THREADS = int(
+    os.environ.get("HPGRAPH_THREADS") or os.environ.get("SLURM_CPUS_PER_TASK") or "0"
+) or (os.cpu_count() or 1)
 
 #: Where generated kernel modules and cached binary graphs go when no other place is given.
 CACHE_DIR = os.environ.get(

@@ -7,13 +7,15 @@ and TCP messages; the peer-level API only, see :mod:`hpgraph.runtimes.hama`).
 
 :func:`resolve_runtime` is the one place a runtime is made from a name; importing this
 package installs it as the engine's resolver. ``threads`` is threads per process
-everywhere: the local runtime's threads, MPI's threads per rank.
+everywhere: the local runtime's threads, MPI's threads per rank; in a Slurm job that sets
+``SLURM_CPUS_PER_TASK`` (``-c``), that many when not given (:mod:`hpgraph.runtimes.slurm`).
 """
 
 from hpgraph.engine.contract import install_resolver
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.runtimes.base import Runtime
 from hpgraph.runtimes.local import LocalRuntime
+from hpgraph.runtimes.slurm import cpus_per_task
 
 __all__ = ["Runtime", "LocalRuntime", "get_runtime", "resolve_runtime", "RUNTIMES"]
 
@@ -28,7 +30,10 @@ def _named(runtime, name: str) -> bool:
 def resolve_runtime(runtime=None, threads=None, api: str = "vertex", **options):
     """``(runtime, owned)`` for a name (``"local"``, ``"mpi"``, ``"hama"`` on the peer
     API), an instance (used as is, ``owned`` False) or None (the local runtime).
-    ``threads``: threads per process (``api="bsp"``: the peers; on MPI one per rank).
+    ``threads``: threads per process (``api="bsp"``: the peers; on MPI one per rank);
+    when None, the local runtime's default (``$HPGRAPH_THREADS``, else Slurm's
+    ``$SLURM_CPUS_PER_TASK``, else all cores; :data:`hpgraph.config.DEFAULT_THREADS`),
+    and on MPI ``$SLURM_CPUS_PER_TASK`` per rank, else 1.
     ``options`` go to the MPI runtime a name makes (``aggregation``, ``rows``). The
     caller closes an owned runtime."""
     if api not in RUNTIMES:
@@ -62,8 +67,8 @@ def resolve_runtime(runtime=None, threads=None, api: str = "vertex", **options):
     if runtime == "mpi":
         from hpgraph.runtimes.mpi import MPIRuntime
 
-        # threads per rank: hybrid ranks x threads, one when not given
-        return MPIRuntime(threads=threads or 1, **options), True
+        # threads per rank: hybrid ranks x threads; Slurm's -c, else one, when not given
+        return MPIRuntime(threads=threads or cpus_per_task() or 1, **options), True
     raise InvalidArgumentError(f"unknown runtime {runtime!r}; available: 'local', 'mpi'")
 
 

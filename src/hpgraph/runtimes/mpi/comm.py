@@ -30,7 +30,11 @@ def mpiexec_path() -> str:
 
 
 def load_mpi():
-    """mpi4py's ``MPI`` module (importing it initialises MPI), or a readable error."""
+    """mpi4py's ``MPI`` module (importing it initialises MPI), or a readable error; also
+    when ``srun`` started the ranks without PMI, so none would see the others."""
+    from hpgraph.runtimes.slurm import check_mpi_launch
+
+    check_mpi_launch()
     try:
         from mpi4py import MPI
     except ImportError as exc:  # pragma: no cover - depends on the install
