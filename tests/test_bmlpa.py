@@ -201,8 +201,10 @@ def test_semi_synchronous_sweeps_skip_settled_vertices_and_ignore_peer_count(b):
         act = r.meta["active_per_iteration"]
         assert len(act) == r.meta["iterations"] and act[0] == g.n
         assert max(act[1:]) < g.n, act  # some vertices skipped every sweep
-        # a class is two supersteps: its exchange, then the barrier after the patch
-        assert len(r.stats.supersteps) == 2 * r.meta["iterations"] * r.meta["colours"]
+        # a class is two supersteps: its exchange, then the barrier after the writes; one
+        # more when the arena grows first, and one when it is compacted after
+        classes = r.meta["iterations"] * r.meta["colours"]
+        assert 2 * classes <= len(r.stats.supersteps) <= 2 * classes + 10
         covers.append(r)
     want = bmlpa_naive(G, b, naive_initial(G), tolerance=0.0, max_iterations=30)
     assert cover_of(covers[0]) == want
@@ -345,8 +347,11 @@ def test_alias_iterations_and_progress():
     assert r0.meta["iterations"] == 0 and r0.stats is None
     r1 = bmlpa(g, max_iterations=1, update="sync")
     assert r1.meta["iterations"] == 1 and len(r1.stats.supersteps) == 1
-    r1 = bmlpa(g, max_iterations=1)  # a sweep is two supersteps per colour class
-    assert r1.meta["iterations"] == 1 and len(r1.stats.supersteps) == 2 * r1.meta["colours"] > 2
+    # a sweep is two supersteps per colour class, and one before a class's writes when
+    # they grow the arena
+    r1 = bmlpa(g, max_iterations=1)
+    k = r1.meta["colours"]
+    assert r1.meta["iterations"] == 1 and 2 * k <= len(r1.stats.supersteps) <= 3 * k and k > 1
 
 
 @pytest.mark.parametrize("update", ["semi-sync", "sync"])

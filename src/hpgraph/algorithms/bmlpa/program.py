@@ -12,11 +12,16 @@ from hpgraph.algorithms.bmlpa.propagate import _BIG, _propagate
 from hpgraph.algorithms.bmlpa.schedule import _class_runs, _clear_class, _mark_neighbours
 from hpgraph.algorithms.bmlpa.state import (
     _compact_state,
+    _compacted,
     _count_labels,
     _counts_after,
     _gather_rows,
+    _make_room,
+    _needs_compaction,
     _patch,
+    _slot_need,
     _stop_rule,
+    _write_sets,
 )
 from hpgraph.config import NUMBA_FLAGS
 
@@ -217,22 +222,33 @@ class SharedState:
     """The label state the peers of one address space share under ``update="semi-sync"``
     (the local runtime's peers are threads of one process; each MPI rank has its own):
     one arena instead of one per peer. The first peer to arrive builds it and becomes the
-    *keeper*, the only peer that patches it; the others only read it, and never while it
-    is patched (a barrier follows every patch). Create one per run."""
+    *keeper*: it alone grows, compacts or replaces the arena, and keeps the counts rule's
+    label counts. Each peer writes its own new sets into it (disjoint vertices, disjoint
+    arena ranges); the keeper writes those of peers that do not share it (other MPI
+    ranks'). Barriers separate writing from reading. Create one per run."""
 
     def __init__(self):
         self._lock = threading.Lock()
         self.state = None
+        self.dirty = None  # per vertex: a neighbour's set changed since its last update
         self.counts = None  # the counts rule's label counts, kept by the keeper
         self._keeper = None
+        self._members = set()  # complete once every peer has passed its first barrier
 
-    def join(self, pid, build):
-        """Whether peer ``pid`` keeps the state (``build()`` makes it, once)."""
+    def join(self, pid, build, n):
+        """Whether peer ``pid`` keeps the state (``build()`` makes it, once, and the dirty
+        flags of ``n`` vertices)."""
         with self._lock:
+            self._members.add(pid)
             if self._keeper is None:
                 self.state = build()
+                self.dirty = np.ones(n, dtype=np.bool_)
                 self._keeper = pid
             return self._keeper == pid
+
+    def writer(self, q):
+        """The peer that writes peer ``q``'s new sets into this state."""
+        return q if q in self._members else self._keeper
 
 
 def _bmlpa_peer_semi(
@@ -247,8 +263,11 @@ def _bmlpa_peer_semi(
     class boundary within the sweep and nothing swings with period 2.
 
     The peers of one address space share one state (``shared``, a :class:`SharedState`):
-    after each class's exchange its keeper patches it with every peer's sets in turn,
-    then a second barrier lets the others read it again. A vertex is recomputed only when
+    after each class's exchange every peer writes its own changed sets into it, in place
+    or at the arena's end from an offset that every peer computes alike from the
+    messages (the keeper grows the arena first, behind one more barrier, when they do not
+    fit; on MPI it writes the other ranks' sets), then a second barrier lets everyone
+    read it again; a half-dead arena is compacted by the keeper behind a third. A vertex is recomputed only when
     a neighbour's set changed since its own last update (``dirty``: set when a neighbour
     changes, cleared when its class is updated); otherwise its new set is its current
     one, bit for bit. Stop rules per sweep: ``tolerance`` is the update-rate rule against
@@ -267,12 +286,15 @@ def _bmlpa_peer_semi(
     rowmax = np.empty(n, dtype=np.float64)
     memo = np.full(n, -1, dtype=np.int64)
     memo_m = np.empty(n, dtype=np.int32)
-    dirty = np.ones(n, dtype=np.bool_)  # each peer reads only its own vertices' flags
     counts_rule = tolerance is None
-    keeper = shared.join(pid, lambda: _compact_state(np.diff(ptr), lab.copy(), coef.copy()))
+    keeper = shared.join(pid, lambda: _compact_state(np.diff(ptr), lab.copy(), coef.copy()), n)
+    # shared: a peer reads and clears only its own vertices' flags, before the exchange;
+    # the writer of a peer's sets marks their neighbours, after it
+    dirty = shared.dirty
     if keeper and counts_rule:
         shared.counts = _count_labels(lab, num_labels)
     largest = int(np.diff(ptr).max()) if n else 0
+    used, live = shared.state[5], shared.state[6]  # the same on every peer, kept by each
     if counts_rule:
         old_min = np.zeros(num_labels, dtype=np.int32)
         peer.sync()  # the counts exist before anyone reads them
@@ -291,31 +313,54 @@ def _bmlpa_peer_semi(
                 largest > _BIG, False,
             )  # fmt: skip
             _clear_class(dirty, crs, cre)
+            # (arena entries past the end my sets need, change in live entries), from the
+            # state before anyone writes: every peer learns every offset from the messages
+            need = _slot_need(cur[0], cur[1], cur[2], msg[0], msg[1])
+            room = cur[3].shape[0]
             for q in range(parts):
-                for a in msg:
+                for a in (*msg, need):
                     peer.send(q, a)
             del msg, cur
             peer.sync()
-            got = [a for _, a in peer.messages()]  # 5 arrays per peer, peers in order
-            for q in range(parts):  # each peer's sets in turn: no concatenated copy
-                ids, ccnt, clab, ccoef, rel = got[5 * q : 5 * q + 5]
-                got[5 * q : 5 * q + 5] = [None] * 5
-                relabelled += int(rel[0])
-                changed += int(ids.shape[0])
-                if ids.shape[0] == 0:
-                    continue
-                largest = max(largest, int(ccnt.max()))
-                if keeper:
-                    st = shared.state
-                    if counts_rule:
+            got = [a for _, a in peer.messages()]  # 6 arrays per peer, peers in order
+            needs = np.array([got[6 * q + 5] for q in range(parts)]).reshape(parts, 2)
+            grown = used + int(needs[:, 0].sum()) > room
+            if keeper:
+                if counts_rule:  # from the sets before the writes
+                    for q in range(parts):
+                        st = shared.state
+                        ids, ccnt, clab = got[6 * q : 6 * q + 3]
                         shared.counts = _counts_after(
                             shared.counts, st[0], st[1], st[3], ids, ccnt, clab
                         )
-                    shared.state = _patch(st, ids, ccnt, clab, ccoef)
-                    del st
-                _mark_neighbours(indptr, indices, ids, dirty)
+                if grown:
+                    shared.state = _make_room(shared.state, int(needs[:, 0].sum()))
+            if grown or counts_rule:
+                peer.sync()  # the arena is ready for the writes
+            st = shared.state
+            at = used
+            for q in range(parts):  # each peer's sets in turn: no concatenated copy
+                ids, ccnt, clab, ccoef, rel, _ = got[6 * q : 6 * q + 6]
+                got[6 * q : 6 * q + 6] = [None] * 6
+                relabelled += int(rel[0])
+                changed += int(ids.shape[0])
+                if ids.shape[0]:
+                    largest = max(largest, int(ccnt.max()))
+                    if shared.writer(q) == pid:
+                        _write_sets(st[0], st[1], st[2], st[3], st[4], at, ids, ccnt, clab, ccoef)
+                        _mark_neighbours(indptr, indices, ids, dirty)
+                at += int(needs[q, 0])
                 del ids, ccnt, clab, ccoef
-            peer.sync()  # the state is patched: every peer may read it again
+            used, live = at, live + int(needs[:, 1].sum())
+            del st
+            peer.sync()  # every set is written: every peer may read the state again
+            if keeper:
+                shared.state = shared.state[:5] + [used, live]
+            if _needs_compaction(used, live):
+                if keeper:
+                    shared.state = _compacted(shared.state)
+                peer.sync()
+                used = live
         changed_per_step.append(changed)
         relabelled_per_step.append(relabelled)
         active_per_step.append(active)

@@ -74,28 +74,54 @@ def _compact_state(ccnt, clab, ccoef):
 
 
 @njit(**NUMBA_FLAGS)
-def _patch_kernel(beg, fin, room, lab, coef, used, ids, ccnt, clab, ccoef):
-    need = 0
+def _slot_need(beg, fin, room, ids, ccnt):
+    """(arena entries that new sets for ``ids`` take at the arena's end, because they
+    outgrow their slots; the change in live entries) of a patch, as an int64 pair."""
+    out = np.zeros(2, dtype=np.int64)
     for k in range(ids.shape[0]):
-        if ccnt[k] > room[ids[k]]:
-            need += ccnt[k]
-    if used + need > lab.shape[0]:
-        lab, coef = _grow(lab, coef, used, max(used + need, lab.shape[0] + lab.shape[0] // 2))
-    delta = 0
+        v = ids[k]
+        if ccnt[k] > room[v]:
+            out[0] += ccnt[k]
+        out[1] += ccnt[k] - (fin[v] - beg[v])
+    return out
+
+
+@njit(**NUMBA_FLAGS)
+def _write_sets(beg, fin, room, lab, coef, at, ids, ccnt, clab, ccoef):
+    """New sets for ``ids`` written in place; those that outgrow their slots go to the
+    arena from ``at`` on (the caller made room: :func:`_slot_need`)."""
     pos = 0
     for k in range(ids.shape[0]):
         v = ids[k]
         m = ccnt[k]
-        delta += m - (fin[v] - beg[v])
         if m > room[v]:
-            beg[v] = used
+            beg[v] = at
             room[v] = m
-            used += m
+            at += m
         fin[v] = beg[v] + m
         lab[beg[v] : fin[v]] = clab[pos : pos + m]
         coef[beg[v] : fin[v]] = ccoef[pos : pos + m]
         pos += m
-    return lab, coef, used, delta
+
+
+def _make_room(state, need):
+    """``state`` whose arena has room for ``need`` more entries past ``used`` (grown by
+    half at least, so that growth is rare)."""
+    beg, fin, room, lab, coef, used, live = state
+    if used + need > lab.shape[0]:
+        lab, coef = _grow(lab, coef, used, max(used + need, lab.shape[0] + lab.shape[0] // 2))
+    return [beg, fin, room, lab, coef, used, live]
+
+
+def _needs_compaction(used, live):
+    """Whether an arena with ``used`` entries taken, ``live`` in sets, is half dead."""
+    return used > 2 * live + _SLACK
+
+
+def _compacted(state):
+    """``state`` with its sets packed in vertex order (no dead entries)."""
+    ptr, lab, coef = _gather_rows(state, np.arange(state[0].shape[0]))
+    return _compact_state(np.diff(ptr), lab, coef)
 
 
 def _gather_rows(state, order):
@@ -108,10 +134,9 @@ def _gather_rows(state, order):
 
 def _patch(state, ids, ccnt, clab, ccoef):
     """``state`` with new sets for ``ids``, in place (compacted when half is dead)."""
+    need, delta = _slot_need(state[0], state[1], state[2], ids, ccnt)
+    state = _make_room(state, need)
     beg, fin, room, lab, coef, used, live = state
-    lab, coef, used, delta = _patch_kernel(beg, fin, room, lab, coef, used, ids, ccnt, clab, ccoef)
-    state = [beg, fin, room, lab, coef, used, live + delta]
-    if used > 2 * state[6] + _SLACK:
-        ptr, lab, coef = _gather_rows(state, np.arange(beg.shape[0]))
-        return _compact_state(np.diff(ptr), lab, coef)
-    return state
+    _write_sets(beg, fin, room, lab, coef, used, ids, ccnt, clab, ccoef)
+    state = [beg, fin, room, lab, coef, used + int(need), live + int(delta)]
+    return _compacted(state) if _needs_compaction(state[5], state[6]) else state
