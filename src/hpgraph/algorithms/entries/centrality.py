@@ -112,6 +112,7 @@ BETWEENNESS = Algorithm(
     report=lambda result: _report_betweenness(result, _top_vertex),
     columns=("vertex", "betweenness"),
     whole_graph=True,
+    bench=BenchSpec("betweenness", "real", 6, core=False),
 )
 
 EDGE_BETWEENNESS = Algorithm(

@@ -4,7 +4,7 @@ their verifier arguments and reports."""
 from __future__ import annotations
 
 from hpgraph.algorithms.entries._common import KERNELS, count, plain
-from hpgraph.algorithms.entries.base import Algorithm, Param, Verifier
+from hpgraph.algorithms.entries.base import Algorithm, BenchSpec, Param, Verifier
 from hpgraph.config import BMLPA_TOLERANCE
 
 __all__ = ["LCC", "CDLP", "BMLPA"]
@@ -59,6 +59,7 @@ LCC = Algorithm(
     report=_report_lcc,
     columns=("vertex", "lcc", "triangles"),
     whole_graph=True,
+    bench=BenchSpec("lcc", "real", 5, core=False),
 )
 
 CDLP = Algorithm(
@@ -74,6 +75,7 @@ CDLP = Algorithm(
     ),
     report=_report_cdlp,
     columns=("vertex", "label"),
+    bench=BenchSpec("label", "partition", 4, core=False),  # its 10 iterations
 )
 
 BMLPA = Algorithm(

@@ -6,7 +6,9 @@ An adapter converts an hpgraph graph to its library's format (:meth:`Competitor.
 untimed) and, per kernel, returns a :class:`Prepared`: ``run(root)`` is the timed call,
 ``result(raw)`` turns its output into the common form (untimed). Common forms: BFS depth
 (int64, -1 unreachable), WCC component labels (any labelling), PageRank ranks (float64),
-SSSP distances (float64, inf unreachable).
+SSSP distances (float64, inf unreachable), CDLP labels, LCC and betweenness (float64,
+hpgraph's scaling). CDLP, LCC and betweenness read the simple graph
+(:meth:`GraphForms.simple`), as hpgraph's kernels do, and run on undirected graphs only.
 """
 
 from __future__ import annotations
@@ -20,7 +22,15 @@ import numpy as np
 
 from hpgraph.bench._convert import dedup_csr
 
-__all__ = ["Prepared", "GraphForms", "Competitor", "pagerank_scalars", "components_result"]
+__all__ = [
+    "Prepared",
+    "GraphForms",
+    "Competitor",
+    "pagerank_scalars",
+    "components_result",
+    "undirected_only",
+    "cdlp_iterations",
+]
 
 
 @dataclass
@@ -59,6 +69,20 @@ class GraphForms:
         """(indptr, indices, smallest weight) without parallel edges."""
         return self.get("minw", lambda: dedup_csr(self.wgraph, weighted=True))
 
+    def simple(self):
+        """(indptr, indices) of the simple graph: parallel edges once, self-loops dropped
+        (the view hpgraph's LCC, CDLP and betweenness read)."""
+
+        def make():
+            ip, ix, _ = self.counts()
+            src = np.repeat(np.arange(self.n, dtype=ix.dtype), np.diff(ip))
+            keep = src != ix
+            indptr = np.zeros(self.n + 1, dtype=np.int64)
+            np.cumsum(np.bincount(src[keep], minlength=self.n), out=indptr[1:])
+            return indptr, ix[keep]
+
+        return self.get("simple", make)
+
     def out_degree(self):
         return self.get("deg", lambda: self.graph.out_degree().astype(np.float64))
 
@@ -72,6 +96,20 @@ def pagerank_scalars(forms, damping):
     inv = np.divide(damping, deg, out=np.zeros_like(deg), where=deg > 0)
     dangling = deg == 0
     return inv, dangling
+
+
+def undirected_only(forms, kernel):
+    """Raise unless the graph is undirected: a competitor's ``kernel`` (CDLP, LCC,
+    betweenness) runs only where its definition is hpgraph's."""
+    if forms.directed:
+        raise ValueError(f"{kernel} competitors run on undirected graphs only")
+
+
+def cdlp_iterations() -> int:
+    """CDLP's iterations: hpgraph's default (its registry entry)."""
+    from hpgraph.algorithms.registry import ALGORITHMS
+
+    return int(ALGORITHMS["cdlp"].param("iterations").default)
 
 
 def components_result(raw):

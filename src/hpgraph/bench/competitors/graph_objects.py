@@ -9,6 +9,13 @@ hpgraph's thread count; igraph and NetworkX are single-threaded (but igraph's PR
 OpenMP: ``OMP_NUM_THREADS``). igraph caches graph properties (e.g. connectedness) in the
 graph object, which would let a repeated call return at once; its timed calls clear that
 cache first.
+
+CDLP, LCC and betweenness run on the simple graph (hpgraph's view for them). Their label
+propagation (NetworKit's PLP, igraph's, NetworkX's semi-synchronous) updates vertices
+asynchronously or in random order, not Graphalytics' synchronous smallest-label rule, so
+CDLP is compared for information only; NetworKit's PLP stops after hpgraph's 10
+iterations at most. Betweenness is exact Brandes everywhere, in NetworkX's scaling
+(igraph's unnormalised values scaled after the timed call).
 """
 
 from __future__ import annotations
@@ -16,7 +23,12 @@ from __future__ import annotations
 import numpy as np
 
 from hpgraph.bench._convert import undirected_edges
-from hpgraph.bench.competitors.base import Competitor, Prepared
+from hpgraph.bench.competitors.base import (
+    Competitor,
+    Prepared,
+    cdlp_iterations,
+    undirected_only,
+)
 
 __all__ = ["NetworKitCompetitor", "IGraphCompetitor", "NetworkXCompetitor"]
 
@@ -105,6 +117,41 @@ class NetworKitCompetitor(Competitor):
         dijkstra = self.mod.distance.Dijkstra
         return self._single_source(dijkstra, g, 1e300, np.inf, np.float64, "Dijkstra")
 
+    def _simple(self, forms, kernel):
+        undirected_only(forms, kernel)
+        ip, ix = forms.simple()
+        return self._graph(forms, ip, ix, None, False, False)
+
+    @staticmethod
+    def _scores(algo, note, exact=True):
+        def run(_root):
+            a = algo()
+            a.run()
+            return a
+
+        return Prepared(run, lambda a: np.asarray(a.scores(), dtype=np.float64), note, exact)
+
+    def k_lcc(self, forms, params):
+        g, lcc = self._simple(forms, "lcc"), self.mod.centrality.LocalClusteringCoefficient
+        return self._scores(lambda: lcc(g, turbo=True), "LocalClusteringCoefficient (turbo)")
+
+    def k_betweenness(self, forms, params):
+        g, bc = self._simple(forms, "betweenness"), self.mod.centrality.Betweenness
+        return self._scores(lambda: bc(g, normalized=True), "Betweenness (exact)")
+
+    def k_cdlp(self, forms, params):
+        g, plp, iters = self._simple(forms, "cdlp"), self.mod.community.PLP, cdlp_iterations()
+
+        def run(_root):
+            a = plp(g, maxIterations=iters)
+            a.run()
+            return a
+
+        def result(a):
+            return np.asarray(a.getPartition().getVector(), dtype=np.int64)
+
+        return Prepared(run, result, f"PLP (asynchronous, <= {iters} iterations)", exact=False)
+
 
 # ---------------------------------------------------------------------- igraph
 class IGraphCompetitor(Competitor):
@@ -178,6 +225,41 @@ class IGraphCompetitor(Competitor):
 
         return Prepared(run, lambda r: np.asarray(r[0], dtype=np.float64), "distances (Dijkstra)")
 
+    def _simple(self, forms, kernel):
+        undirected_only(forms, kernel)
+        g = self._graph(forms, *forms.simple())
+        return g, self._uncached(g)
+
+    def k_lcc(self, forms, params):
+        g, clear = self._simple(forms, "lcc")
+
+        def run(_root):
+            clear()
+            return g.transitivity_local_undirected(mode="zero")
+
+        return Prepared(run, np.asarray, "transitivity_local_undirected")
+
+    def k_betweenness(self, forms, params):
+        g, clear = self._simple(forms, "betweenness")
+        n = forms.n
+        scale = 2.0 / ((n - 1) * (n - 2)) if n > 2 else 1.0  # NetworkX's normalisation
+
+        def run(_root):
+            clear()
+            return g.betweenness(directed=False)
+
+        return Prepared(run, lambda b: np.asarray(b) * scale, "betweenness (exact)")
+
+    def k_cdlp(self, forms, params):
+        g, clear = self._simple(forms, "cdlp")
+
+        def run(_root):
+            clear()
+            return g.community_label_propagation()
+
+        note = "community_label_propagation (random order)"
+        return Prepared(run, lambda cl: np.asarray(cl.membership), note, exact=False)
+
 
 # -------------------------------------------------------------------- NetworkX
 class NetworkXCompetitor(Competitor):
@@ -198,6 +280,14 @@ class NetworkXCompetitor(Competitor):
     def load(self, forms):
         ip, ix, _ = forms.counts()
         self.g = self._graph(forms, ip, ix)
+
+    @staticmethod
+    def _labels(forms, parts):
+        """Labels from a list of vertex sets (components, communities)."""
+        labels = np.empty(forms.n, dtype=np.int64)
+        for k, part in enumerate(parts):
+            labels[list(part)] = k
+        return labels
 
     def _dense(self, forms, mapping, fill, dtype):
         out = np.full(forms.n, fill, dtype=dtype)
@@ -234,13 +324,7 @@ class NetworkXCompetitor(Competitor):
         def run(_root):
             return list(comps(g))
 
-        def result(parts):
-            labels = np.empty(forms.n, dtype=np.int64)
-            for k, part in enumerate(parts):
-                labels[list(part)] = k
-            return labels
-
-        return Prepared(run, result, comps.__name__)
+        return Prepared(run, lambda parts: self._labels(forms, parts), comps.__name__)
 
     def k_sssp(self, forms, params):
         nx = self.mod
@@ -251,3 +335,33 @@ class NetworkXCompetitor(Competitor):
             return nx.single_source_dijkstra_path_length(g, int(root))
 
         return Prepared(run, lambda r: self._dense(forms, r, np.inf, np.float64), "dijkstra")
+
+    def k_lcc(self, forms, params):
+        undirected_only(forms, "lcc")
+        nx, g = self.mod, self.g  # clustering ignores self-loops
+
+        def run(_root):
+            return nx.clustering(g)
+
+        return Prepared(run, lambda r: self._dense(forms, r, 0.0, np.float64), "clustering")
+
+    def k_betweenness(self, forms, params):
+        undirected_only(forms, "betweenness")
+        nx, g = self.mod, self.g  # self-loops lie on no shortest path
+
+        def run(_root):
+            return nx.betweenness_centrality(g)
+
+        return Prepared(run, lambda r: self._dense(forms, r, 0.0, np.float64), "exact")
+
+    def k_cdlp(self, forms, params):
+        undirected_only(forms, "cdlp")
+        nx, g = self.mod, self.g
+
+        def run(_root):
+            return list(nx.community.label_propagation_communities(g))
+
+        def result(parts):
+            return self._labels(forms, parts)
+
+        return Prepared(run, result, "label_propagation (semi-synchronous)", exact=False)

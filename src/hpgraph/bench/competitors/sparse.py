@@ -5,7 +5,9 @@ None of them holds parallel edges as separate entries: they get a matrix whose v
 edge multiplicities (PageRank then weighs an edge by its multiplicity, exactly as a
 multigraph walk does) and, for SSSP, the smallest weight of each group of parallel edges
 (the only one a shortest path uses). SciPy and scikit-network are single-threaded;
-GraphBLAS gets hpgraph's thread count.
+GraphBLAS gets hpgraph's thread count. LCC: SciPy by the sparse product (A @ A) .* A
+(its size grows with the squares of the degrees), GraphBLAS by the masked product
+A<A> = A plus_pair A (SuiteSparse's triangle counting kernel).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from hpgraph.bench.competitors.base import (
     Prepared,
     components_result,
     pagerank_scalars,
+    undirected_only,
 )
 
 __all__ = ["ScipyCompetitor", "SkNetworkCompetitor", "GraphBLASCompetitor"]
@@ -29,6 +32,15 @@ def _scipy_csr(forms, csr):
 
     ip, ix, vals = csr
     return sp.csr_matrix((vals, ix, ip), shape=(forms.n, forms.n))
+
+
+def _lcc_from_links(links, forms):
+    """LCC from each vertex's links among its neighbours counted twice (2 x triangles)
+    and its simple degree; 0 at degree < 2."""
+    deg = np.diff(forms.simple()[0]).astype(np.float64)
+    out = np.zeros(forms.n, dtype=np.float64)
+    np.divide(links, deg * (deg - 1.0), out=out, where=deg > 1)
+    return out
 
 
 # ------------------------------------------------------------------------ SciPy
@@ -92,6 +104,17 @@ class ScipyCompetitor(Competitor):
             return dijkstra(a, directed=True, indices=root)
 
         return Prepared(run, np.asarray, "dijkstra")
+
+    def k_lcc(self, forms, params):
+        undirected_only(forms, "lcc")
+        ip, ix = forms.simple()
+        a = _scipy_csr(forms, (ip, ix, np.ones(ix.shape[0])))
+
+        def run(_root):
+            links = np.asarray((a @ a).multiply(a).sum(axis=1)).ravel()
+            return _lcc_from_links(links, forms)
+
+        return Prepared(run, np.asarray, "(A @ A) .* A")
 
 
 # -------------------------------------------------------------- scikit-network
@@ -253,3 +276,19 @@ class GraphBLASCompetitor(Competitor):
             return dist
 
         return Prepared(run, lambda v: v.to_dense(fill_value=np.inf), "Bellman-Ford (vxm)")
+
+    def k_lcc(self, forms, params):
+        gb = self.mod
+        undirected_only(forms, "lcc")
+        ip, ix = forms.simple()
+        n = forms.n
+        a = self._matrix(ip, ix.copy(), np.ones(ix.shape[0], dtype=np.int64), n)
+        plus_pair = gb.semiring.plus_pair[gb.dtypes.INT64]
+
+        def run(_root):
+            c = gb.Matrix(gb.dtypes.INT64, n, n)
+            c(a.S) << a.mxm(a, plus_pair)
+            links = c.reduce_rowwise(gb.monoid.plus).new().to_dense(fill_value=0)
+            return _lcc_from_links(links, forms)
+
+        return Prepared(run, np.asarray, "masked mxm plus_pair")
