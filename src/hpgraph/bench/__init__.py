@@ -14,12 +14,16 @@ or from Python::
 
 What it runs. For every graph (Graph500 Kronecker ``kronecker:SCALE[:EDGE_FACTOR]``,
 uniform random ``uniform:N:M``, or ``file:PATH``; generated with a fixed seed, weighted when
-SSSP is asked for) and every kernel in {pagerank, bfs, wcc, sssp}: hpgraph's kernel
+SSSP is asked for) and every kernel asked for (default the core ones, pagerank, bfs, wcc,
+sssp; also cdlp, lcc, betweenness when named): hpgraph's kernel
 (``hpgraph.algorithms.ALGORITHMS[kernel]``, imported lazily), then each importable
-competitor that has the kernel: SciPy (csgraph; PageRank as a SpMV loop), python-graphblas
-(SuiteSparse:GraphBLAS; PageRank vxm loop, BFS vxm level loop, WCC min-label propagation,
-SSSP frontier Bellman-Ford), NetworKit, igraph, scikit-network, and NetworkX when
-``|E| < 200,000``. A competitor that does not import is skipped with a note.
+competitor that has the kernel: SciPy (csgraph; PageRank as a SpMV loop; LCC by sparse
+products), python-graphblas (SuiteSparse:GraphBLAS; PageRank vxm loop, BFS vxm level
+loop, WCC min-label propagation, SSSP frontier Bellman-Ford, LCC masked mxm), NetworKit,
+igraph, scikit-network, and NetworkX when ``|E| < 200,000``. A competitor that does not
+import is skipped with a note. With ``gap=DIR`` (``--gap DIR``) the GAP Benchmark Suite's
+programs built in DIR run too, on the same graph written in GAP's serialized form
+(:mod:`hpgraph.bench.gap`), and the report gives hpgraph time / GAP time per kernel.
 
 Rules (GAP's, plus LDBC Graphalytics' definitions and Graph500's roots and TEPS):
 
