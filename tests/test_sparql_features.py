@@ -206,6 +206,8 @@ QUERIES = {
     "having_avg_unprojected": "SELECT ?a WHERE { ?a ex:val ?v } GROUP BY ?a HAVING (AVG(?v) < 10)",
     "agg_expr_select": "SELECT ?a ((MAX(?v) - MIN(?v)) AS ?r) WHERE { ?a ex:val ?v "
     "FILTER(isNumeric(?v)) } GROUP BY ?a",
+    "subselect": "SELECT ?g ?a ?n WHERE { ?a ex:group ?g { SELECT ?a (COUNT(?b) AS ?n) "
+    "WHERE { ?a ex:knows ?b } GROUP BY ?a } }",
     # FILTER inside OPTIONAL
     "optional_filter": "SELECT ?a ?v WHERE { ?a ex:group ?g OPTIONAL { ?a ex:val ?v "
     "FILTER(?v > 5) } }",

@@ -47,8 +47,13 @@ _LINE = re.compile(
     + _LIT
     + r")[ \t]*\.[ \t]*(?:#.*)?$"
 )
-_QUAD = re.compile(_LINE.pattern.replace(r"[ \t]*\.[ \t]*(?:#.*)?$", "")
-    + r"[ \t]*(?:" + _IRI + "|" + _BNODE + r")?[ \t]*\.[ \t]*(?:#.*)?$"
+_QUAD = re.compile(
+    _LINE.pattern.replace(r"[ \t]*\.[ \t]*(?:#.*)?$", "")
+    + r"[ \t]*(?:"
+    + _IRI
+    + "|"
+    + _BNODE
+    + r")?[ \t]*\.[ \t]*(?:#.*)?$"
 )
 _LIT_ALL = re.compile(_LIT)
 _BLANK = re.compile(r"[ \t]*(?:#.*)?$")

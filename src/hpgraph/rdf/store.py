@@ -30,6 +30,7 @@ class Store:
         self.pso = pso  # (m, 3) int64 columns s, p, o sorted by p, s, o
         self.pos = pos  # (m, 3) int64 columns s, p, o sorted by p, o, s
         self._ids = None
+        self._nodes = None
         preds, starts = np.unique(pso[:, 1], return_index=True) if len(pso) else ([], [])
         ends = list(starts[1:]) + [len(pso)] if len(pso) else []
         self.pred_range = {
@@ -133,6 +134,14 @@ class Store:
         if self._ids is None:
             self._ids = {t: i for i, t in enumerate(self.terms)}
         return self._ids
+
+    @property
+    def nodes(self) -> np.ndarray:
+        """The sorted ids of every subject and object (built on first use): the nodes a
+        zero-length property path reaches from themselves."""
+        if self._nodes is None:
+            self._nodes = np.unique(np.concatenate([self.pso[:, 0], self.pso[:, 2]]))
+        return self._nodes
 
     def lookup(self, key: str) -> int:
         """The id of a canonical term string, -1 when absent."""

@@ -61,14 +61,6 @@ def _edges(store, pid, inv, src):
     return np.ascontiguousarray(rows[:, first]), np.ascontiguousarray(rows[:, second])
 
 
-def _nodes(ctx):
-    """Every subject and object of the store (the zero-length path's domain), sorted."""
-    if ctx.all_nodes is None:
-        pso = ctx.store.pso
-        ctx.all_nodes = np.unique(np.concatenate([pso[:, 0], pso[:, 2]]))
-    return ctx.all_nodes
-
-
 def _closure(ctx, inner, mod, src):
     from hpgraph.rdf.sparql._closure import reach
 
@@ -80,7 +72,7 @@ def _closure(ctx, inner, mod, src):
     np.cumsum(np.bincount(ls, minlength=len(nodes)), out=indptr[1:])
     indices = lo[order].astype(np.int64)
     if src is None:
-        src = np.unique(es) if mod == "+" else _nodes(ctx)
+        src = np.unique(es) if mod == "+" else ctx.store.nodes
     local = np.full(len(src), -1, np.int64)
     if len(nodes):
         pos = np.minimum(np.searchsorted(nodes, src), len(nodes) - 1)

@@ -29,7 +29,6 @@ class Ctx:
         self.extra: list[str] = []
         self.extra_ids: dict[str, int] = {}
         self._values: dict[int, tuple] = {}
-        self.all_nodes = None  # every subject and object, for zero-length paths
 
     def term(self, i: int) -> str:
         n = len(self.store.terms)
