@@ -8,7 +8,8 @@ its arguments; what depends on the data rather than the arguments (a weight hpgr
 kernel does not take, such as a zero weight in weighted betweenness) raises
 ``NotImplementedError``, NetworkX's signal to run its own implementation instead.
 
-Label propagation lives in :mod:`hpgraph.nxbackend.communities`.
+Label propagation lives in :mod:`hpgraph.nxbackend.communities`, ForceAtlas2 in
+:mod:`hpgraph.nxbackend.layout`.
 
 Kernels: components, betweenness and the triangle family run hpgraph's own kernels
 (``hp.wcc``, ``hp.betweenness``, ``hp.edge_betweenness``, ``hp.lcc``); BFS, Dijkstra and
@@ -28,6 +29,7 @@ from hpgraph.graph.build import build_csr
 from hpgraph.nxbackend import _kernels as K
 from hpgraph.nxbackend.communities import asyn_lpa_communities, label_propagation_communities
 from hpgraph.nxbackend.graph import BackendGraph
+from hpgraph.nxbackend.layout import forceatlas2_layout
 
 __all__ = [
     "pagerank",
@@ -49,6 +51,7 @@ __all__ = [
     "average_clustering",
     "label_propagation_communities",
     "asyn_lpa_communities",
+    "forceatlas2_layout",
 ]
 
 

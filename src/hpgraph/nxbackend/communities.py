@@ -33,21 +33,11 @@ def _groups(G: BackendGraph, label) -> dict:
     return out
 
 
-def _degree(G: BackendGraph):
-    """``G.degree`` of an undirected graph: parallel edges each, a self-loop twice."""
-    mult = G.multiplicity if G.multiplicity is not None else np.ones(G.indices.shape[0], np.int64)
-    rows = np.repeat(np.arange(G.n), np.diff(G.indptr))
-    loops = G.indices == rows
-    return np.bincount(rows, weights=mult, minlength=G.n) + np.bincount(
-        rows[loops], weights=mult[loops], minlength=G.n
-    )
-
-
 def label_propagation_communities(G):
     """Semi-synchronous label propagation over NetworkX's greedy colouring."""
     if G.is_directed():
         raise nx.NetworkXNotImplemented("not implemented for directed type")
-    order = _lpa.colour_order(G.indptr, G.indices, _degree(G))
+    order = _lpa.colour_order(G.indptr, G.indices, G.degree())
     label = _lpa.semi_synchronous(G.indptr, G.indices, order)
     return _groups(G, label).values()
 

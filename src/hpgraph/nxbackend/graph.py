@@ -136,6 +136,20 @@ class BackendGraph:
         costs more than they save; else hpgraph's default."""
         return 1 if self.indices.shape[0] < SMALL_EDGES else None
 
+    def degree(self) -> np.ndarray:
+        """``G.degree`` of every vertex (int64): parallel edges each, a self-loop twice, in
+        plus out when directed."""
+        m = self.indices.shape[0]
+        mult = self.multiplicity if self.multiplicity is not None else np.ones(m, np.int64)
+        rows = np.repeat(np.arange(self.n), np.diff(self.indptr))
+        out = np.bincount(rows, weights=mult, minlength=self.n)
+        if self.directed:
+            out += np.bincount(self.indices, weights=mult, minlength=self.n)
+        else:
+            loops = self.indices == rows
+            out += np.bincount(rows[loops], weights=mult[loops], minlength=self.n)
+        return out.astype(np.int64)
+
     def values(self, weight, default=1):
         """The :class:`EdgeValues` of attribute ``weight`` (converted with ``default``)."""
         return self.edge_values.get((weight, default))

@@ -37,6 +37,7 @@ SMALL_GRAPH = {
     "triangles": 200,
     "label_propagation_communities": 20,
     "asyn_lpa_communities": 25,
+    "forceatlas2_layout": 5,
 }
 #: One traversal from one source costs NetworkX about what reading the graph costs
 #: hpgraph: hpgraph's first call wins only on larger graphs (1.3x at 10k vertices of
@@ -75,6 +76,14 @@ def _is_weight_name(w) -> bool:
 def _hashable(x) -> bool:
     try:
         hash(x)
+    except TypeError:
+        return False
+    return True
+
+
+def _sized(x) -> bool:
+    try:
+        len(x)
     except TypeError:
         return False
     return True
@@ -183,6 +192,17 @@ def _asyn_lpa_rule(a, G):
     return _mt19937.matches_python() or "this Python's random differs from the kernel's"
 
 
+def _forceatlas2_rule(a, G):
+    if a["store_pos_as"] is not None:
+        return "store_pos_as is not supported (it writes to the NetworkX graph)"
+    pos = a["pos"]
+    if pos is None and a["dim"] not in (1, 2, 3):
+        return "only dim 1, 2 or 3 is supported"
+    if a["linlog"] and pos is not None and _sized(pos) and len(pos) != len(G):
+        return "linlog with positions for some nodes (float64 positions: see the docs)"
+    return _is_weight_name(a["weight"]) or "a callable weight is not supported"
+
+
 _RULES = {
     "pagerank": _pagerank_rule,
     "bfs_edges": _bfs_rule,
@@ -198,6 +218,7 @@ _RULES = {
     "transitivity": _transitivity_rule,
     "average_clustering": _average_clustering_rule,
     "asyn_lpa_communities": _asyn_lpa_rule,
+    "forceatlas2_layout": _forceatlas2_rule,
 }
 
 
