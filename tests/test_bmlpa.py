@@ -270,6 +270,30 @@ def test_split_and_nested_post_processing():
         assert not any(i != j and a <= b for j, b in enumerate(comms))
 
 
+def test_post_processing_is_the_same_on_any_number_of_threads(monkeypatch):
+    # ranges of communities and vertices on a pool, union-find by compare-and-swap hooks:
+    # the same pieces, numbering and coefficients, bit for bit, from propagation's sets
+    # with nested and disconnected labels (few sweeps and a small b leave many)
+    pkg = importlib.import_module("hpgraph.algorithms.bmlpa")
+    seen = []
+
+    def grab(*args):
+        seen.append(args)
+        return real(*args)
+
+    real = pkg._postprocess
+    monkeypatch.setattr(pkg, "_postprocess", grab)
+    bmlpa(mention_graph(3000, 4000, seed=3), b=0.05, max_iterations=2, update="sync")
+    args = seen[0][:6]
+    want = real(*args, 1)
+    assert want[5] > 0  # nested communities were merged
+    assert want[3].shape[0] > np.unique(args[3]).shape[0] - want[5]  # and pieces split
+    for threads in (2, 3):
+        got = real(*args, threads)
+        for x, y in zip(want, got, strict=True):
+            assert np.array_equal(x, y)
+
+
 def test_empty_single_and_loops():
     r = bmlpa(Graph.from_edges([], [], n=0))
     assert r.num_communities == 0 and r.ptr.tolist() == [0]

@@ -286,7 +286,7 @@ def bmlpa(
         ptr, lab, coef = _in_order(ptr, lab, coef, rank)  # back to the input's numbering
     t1 = time.perf_counter()
     ptr, comm, coef, sizes, origin, nested = _postprocess(
-        indptr, indices, ptr, lab, coef, num_labels
+        indptr, indices, ptr, lab, coef, num_labels, threads or DEFAULT_THREADS
     )
     post_s = time.perf_counter() - t1
     if n and max_iterations and show is not None:

@@ -1,13 +1,39 @@
 """BMLPA's post-processing: nested communities merged, communities split into connected
-pieces, pieces inside others merged, each vertex's strongest community."""
+pieces, pieces inside others merged, each vertex's strongest community.
+
+The passes over communities and vertices run on ``threads`` threads of the process
+(ranges of equal work taken from a pool; the kernels release the GIL): which community
+contains which, the relabelling of rows, and the union-find of the split, whose links
+are compare-and-swap hooks of the larger root under the smaller (Afforest's
+:func:`~hpgraph.algorithms.afforest._link`), so each piece's root is its smallest entry
+whatever the order of the links, and the numbering is the same for any thread count."""
 
 from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit
 
+from hpgraph.algorithms.afforest import _link
 from hpgraph.algorithms.bmlpa.initial import _contains
 from hpgraph.config import NUMBA_FLAGS
+from hpgraph.engine.schedule import balanced_cuts
+
+#: ranges per thread, taken in turn from the pool (a slowed thread takes fewer)
+_RANGES_PER_THREAD = 8
+
+
+def _in_ranges(threads, indptr, fn):
+    """``[fn(lo, hi) for each range]`` over ranges of [0, len(indptr) - 1) of equal
+    ``rows + entries`` (entries counted by ``indptr``), on ``threads`` threads."""
+    n = indptr.shape[0] - 1
+    if threads <= 1:
+        return [fn(0, n)]
+    cuts = balanced_cuts(indptr, 0, n, _RANGES_PER_THREAD * threads, alpha=1.0)
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(fn, cuts[:-1].tolist(), cuts[1:].tolist()))
+
 
 __all__: list[str] = []
 
@@ -33,12 +59,11 @@ def _members(ptr, lab, num_labels):
 
 
 @njit(**NUMBA_FLAGS)
-def _nested_targets(ptr, lab, cptr, cmem):
-    """target[A] = the community A merges into (the smallest one containing it, ties to
-    the smaller label; an equal community with a smaller label counts), or -1."""
-    num_labels = cptr.shape[0] - 1
-    target = np.full(num_labels, -1, dtype=np.int64)
-    for A in range(num_labels):
+def _nested_range(ptr, lab, cptr, cmem, lo, hi, target):
+    """target[A] for communities lo <= A < hi: the community A merges into (the smallest
+    one containing it, ties to the smaller label; an equal community with a smaller label
+    counts), or -1."""
+    for A in range(lo, hi):
         sa = cptr[A + 1] - cptr[A]
         if sa == 0:
             continue
@@ -65,30 +90,42 @@ def _nested_targets(ptr, lab, cptr, cmem):
             if inside:
                 best = B
         target[A] = best
-    for A in range(num_labels):  # follow chains A -> B -> C (sizes grow, or ids fall)
+
+
+@njit(**NUMBA_FLAGS)
+def _follow_chains(target):
+    """Chains A -> B -> C (sizes grow, or ids fall) to their ends."""
+    for A in range(target.shape[0]):
         r = A
         while target[r] >= 0:
             r = target[r]
         if r != A:
             target[A] = r
+
+
+def _nested_targets(ptr, lab, cptr, cmem, threads):
+    """target[A] = the community A merges into, or -1 (:func:`_nested_range`)."""
+    target = np.full(cptr.shape[0] - 1, -1, dtype=np.int64)
+    _in_ranges(threads, cptr, lambda lo, hi: _nested_range(ptr, lab, cptr, cmem, lo, hi, target))
+    _follow_chains(target)
     return target
 
 
 @njit(**NUMBA_FLAGS)
-def _relabel(ptr, lab, coef, target):
-    """Each nested label replaced by its target; coefficients of a repeated label add
-    (in the row's label order: a stable insertion sort on a reused buffer)."""
-    n = ptr.shape[0] - 1
+def _relabel_range(ptr, lab, coef, target, v0, v1):
+    """Rows v0 <= v < v1 with each nested label replaced by its target, as (counts,
+    labels, coefficients); coefficients of a repeated label add (in the row's label
+    order: a stable insertion sort on a reused buffer)."""
     width = 1
-    for v in range(n):
+    for v in range(v0, v1):
         width = max(width, ptr[v + 1] - ptr[v])
     rl = np.empty(width, dtype=np.int32)
     rc = np.empty(width, dtype=np.float64)
-    nptr = np.zeros(n + 1, dtype=np.int64)
-    nlab = np.empty(ptr[n], dtype=np.int32)
-    ncoef = np.empty(ptr[n], dtype=np.float64)
+    cnt = np.zeros(v1 - v0, dtype=np.int64)
+    nlab = np.empty(ptr[v1] - ptr[v0], dtype=np.int32)
+    ncoef = np.empty(ptr[v1] - ptr[v0], dtype=np.float64)
     out = 0
-    for v in range(n):
+    for v in range(v0, v1):
         a = ptr[v]
         e = ptr[v + 1]
         for t in range(e - a):
@@ -103,15 +140,25 @@ def _relabel(ptr, lab, coef, target):
                 j -= 1
             rl[j] = c
             rc[j] = w
+        first = out
         for t in range(e - a):
-            if out > nptr[v] and nlab[out - 1] == rl[t]:
+            if out > first and nlab[out - 1] == rl[t]:
                 ncoef[out - 1] += rc[t]
             else:
                 nlab[out] = rl[t]
                 ncoef[out] = rc[t]
                 out += 1
-        nptr[v + 1] = out
-    return nptr, nlab[:out].copy(), ncoef[:out].copy()
+        cnt[v - v0] = out - first
+    return cnt, nlab[:out], ncoef[:out]
+
+
+def _relabel(ptr, lab, coef, target, threads):
+    """Every row with its nested labels replaced (:func:`_relabel_range`), as CSR."""
+    pieces = _in_ranges(threads, ptr, lambda v0, v1: _relabel_range(ptr, lab, coef, target, v0, v1))
+    cnt, nlab, ncoef = (np.concatenate(x) for x in zip(*pieces, strict=True))
+    nptr = np.zeros(ptr.shape[0], dtype=np.int64)
+    np.cumsum(cnt, out=nptr[1:])
+    return nptr, nlab, ncoef
 
 
 @njit(**NUMBA_FLAGS)
@@ -123,36 +170,33 @@ def _find(parent, x):
 
 
 @njit(**NUMBA_FLAGS)
-def _split(indptr, indices, ptr, lab, coef):
-    """Connected pieces of every community: union-find over membership entries, joined
-    along edges whose ends share the label. Communities are numbered by (smallest member,
-    label); rows come back sorted by community. Returns (community per entry, reordered
-    coefficients, sizes, the label of each community). Scratch: 4 B per entry (int32
-    union-find; entries < 2**31) besides the outputs."""
-    n = ptr.shape[0] - 1
-    total = ptr[n]
-    parent = np.arange(total, dtype=np.int32)
-    for v in range(n):
+def _link_range(indptr, indices, ptr, lab, parent, v0, v1):
+    """Join, for the edges (v, u > v) with v0 <= v < v1, the membership entries of v and
+    u that hold the same label (rows sorted by label: one merge per edge)."""
+    for v in range(v0, v1):
         for k in range(indptr[v], indptr[v + 1]):
             u = indices[k]
             if u <= v:
                 continue
             i, j = ptr[v], ptr[u]
-            while i < ptr[v + 1] and j < ptr[u + 1]:  # both rows sorted by label
+            while i < ptr[v + 1] and j < ptr[u + 1]:
                 if lab[i] < lab[j]:
                     i += 1
                 elif lab[i] > lab[j]:
                     j += 1
                 else:
-                    ri = _find(parent, i)
-                    rj = _find(parent, j)
-                    if ri != rj:
-                        parent[max(ri, rj)] = min(ri, rj)
+                    _link(i, j, parent)
                     i += 1
                     j += 1
-    # parent[] becomes the community id of each entry: roots are numbered at first sight,
-    # scanning vertices then labels, i.e. by (smallest member, label); a root precedes
-    # every entry of its set (it is the set's smallest entry), so one pass suffices
+
+
+@njit(**NUMBA_FLAGS)
+def _number_pieces(parent, lab):
+    """(community per entry, label per community): parent[] becomes the community id of
+    each entry. Roots (each piece's smallest entry) are numbered at first sight, scanning
+    vertices then labels, i.e. by (smallest member, label); a root precedes every entry
+    of its piece, so one pass suffices."""
+    total = parent.shape[0]
     comm = np.empty(total, dtype=np.int64)
     origin = np.empty(total, dtype=np.int32)
     k = 0
@@ -164,24 +208,42 @@ def _split(indptr, indices, ptr, lab, coef):
             k += 1
         else:
             comm[q] = comm[_find(parent, r)]
-    sizes = np.zeros(k, dtype=np.int64)
-    ncoef = coef.copy()
-    for v in range(n):  # sort each row by community (ids in a row are distinct)
+    return comm, origin[:k].astype(np.int64)
+
+
+@njit(**NUMBA_FLAGS)
+def _sort_rows(ptr, comm, coef, v0, v1):
+    """Rows v0 <= v < v1 sorted by community, in place (ids in a row are distinct)."""
+    for v in range(v0, v1):
         a = ptr[v]
         e = ptr[v + 1]
         for t in range(a + 1, e):
             c = comm[t]
-            w = ncoef[t]
+            w = coef[t]
             j = t
             while j > a and comm[j - 1] > c:
                 comm[j] = comm[j - 1]
-                ncoef[j] = ncoef[j - 1]
+                coef[j] = coef[j - 1]
                 j -= 1
             comm[j] = c
-            ncoef[j] = w
-        for t in range(a, e):
-            sizes[comm[t]] += 1
-    return comm, ncoef, sizes, origin[:k].astype(np.int64)
+            coef[j] = w
+
+
+def _split(indptr, indices, ptr, lab, coef, threads):
+    """Connected pieces of every community: union-find over membership entries, joined
+    along edges whose ends share the label. Communities are numbered by (smallest member,
+    label); rows come back sorted by community. Returns (community per entry, reordered
+    coefficients, sizes, the label of each community). Scratch: 4 B per entry (int32
+    union-find; entries < 2**31) besides the outputs."""
+    parent = np.arange(ptr[-1], dtype=np.int32)
+    _in_ranges(
+        threads, indptr, lambda v0, v1: _link_range(indptr, indices, ptr, lab, parent, v0, v1)
+    )
+    comm, origin = _number_pieces(parent, lab)
+    ncoef = coef.copy()
+    _in_ranges(threads, ptr, lambda v0, v1: _sort_rows(ptr, comm, ncoef, v0, v1))
+    sizes = np.bincount(comm, minlength=origin.shape[0]).astype(np.int64)
+    return comm, ncoef, sizes, origin
 
 
 @njit(**NUMBA_FLAGS)
@@ -197,23 +259,23 @@ def _primary(ptr, comm, coef):
     return best, bcoef
 
 
-def _postprocess(indptr, indices, ptr, lab, coef, num_labels):
+def _postprocess(indptr, indices, ptr, lab, coef, num_labels, threads=1):
     cptr, cmem = _members(ptr, lab, num_labels)
-    target = _nested_targets(ptr, lab, cptr, cmem)
+    target = _nested_targets(ptr, lab, cptr, cmem, threads)
     del cptr, cmem
     nested = int((target >= 0).sum())
     if nested:
-        ptr, lab, coef = _relabel(ptr, lab, coef, target)
-    comm, coef, sizes, origin = _split(indptr, indices, ptr, lab, coef)
+        ptr, lab, coef = _relabel(ptr, lab, coef, target, threads)
+    comm, coef, sizes, origin = _split(indptr, indices, ptr, lab, coef, threads)
     # a split piece can equal or lie inside another community (a path's swinging labels
     # leave two labels on one vertex): merge those the same way. Merging adds no member,
     # so every community stays connected; survivors keep their order.
     cptr, cmem = _members(ptr, comm, sizes.shape[0])
-    target = _nested_targets(ptr, comm, cptr, cmem)
+    target = _nested_targets(ptr, comm, cptr, cmem, threads)
     del cptr, cmem
     inside = int((target >= 0).sum())
     if inside:
-        ptr, comm, coef = _relabel(ptr, comm, coef, target)
+        ptr, comm, coef = _relabel(ptr, comm, coef, target, threads)
         keep = target < 0
         comm = (np.cumsum(keep) - 1)[comm]
         sizes = np.bincount(comm, minlength=int(keep.sum())).astype(sizes.dtype)

@@ -267,12 +267,13 @@ def _bmlpa_peer_semi(
     or at the arena's end from an offset that every peer computes alike from the
     messages (the keeper grows the arena first, behind one more barrier, when they do not
     fit; on MPI it writes the other ranks' sets), then a second barrier lets everyone
-    read it again; a half-dead arena is compacted by the keeper behind a third. A vertex is recomputed only when
-    a neighbour's set changed since its own last update (``dirty``: set when a neighbour
-    changes, cleared when its class is updated); otherwise its new set is its current
-    one, bit for bit. Stop rules per sweep: ``tolerance`` is the update-rate rule against
-    the sets one sweep back; None is the paper's counts rule on the label counts before
-    and after the sweep. Both keep the last sweep's sets."""
+    read it again; a half-dead arena is compacted by the keeper behind a third. A vertex
+    is recomputed only when a neighbour's set changed since its own last update
+    (``dirty``: set when a neighbour changes, cleared when its class is updated);
+    otherwise its new set is its current one, bit for bit. Stop rules per sweep:
+    ``tolerance`` is the update-rate rule against the sets one sweep back; None is the
+    paper's counts rule on the label counts before and after the sweep. Both keep the
+    last sweep's sets."""
     ptr, lab, coef = state
     n = indptr.shape[0] - 1
     pid, parts = peer.pid, peer.num_peers
