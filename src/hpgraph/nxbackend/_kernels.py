@@ -20,7 +20,8 @@ Given CSR arrays in NetworkX's neighbour order, returns:
   (``len(set(G[v]) - {v})``), on rows sorted by target;
 - :func:`upper_entries` and :func:`mirror_values`: the conversion reads an undirected
   edge's attribute dict once (from the row of its smaller end) and copies the value to
-  the twin entry, which halves the slowest part of converting a weighted graph.
+  the twin entry (found through a counting sort, O(n + m)), which halves the slowest
+  part of converting a weighted graph.
 """
 
 from __future__ import annotations
@@ -258,48 +259,33 @@ def upper_entries(indptr, indices):
 @njit(**NUMBA_FLAGS)
 def mirror_values(indptr, indices, values):
     """Fill every entry u -> v with v < u from its twin v -> u (an undirected graph
-    stores each edge in both rows; ``values`` is set on the entries with v >= u). Each
-    row's upper entries are sorted by target once, then every twin is found by binary
-    search."""
+    stores each edge in both rows; ``values`` is set on the entries with v >= u). The
+    entries v -> u with u < v are bucketed by u, in order of v (a counting sort); row u
+    then scatters its bucket into ``slot[v]`` and reads each twin from there: O(n + m),
+    no search."""
     n = indptr.shape[0] - 1
-    m = indices.shape[0]
-    order = np.empty(m, dtype=np.int64)  # per row: its upper entries sorted by target
-    ustart = np.empty(n + 1, dtype=np.int64)
-    c = 0
+    start = np.zeros(n + 1, dtype=np.int64)
     for v in range(n):
-        ustart[v] = c
-        lo = c
         for k in range(indptr[v], indptr[v + 1]):
-            if indices[k] >= v:
-                order[c] = k
-                c += 1
-        for i in range(lo + 1, c):  # insertion sort by target (rows are short) ...
-            if i - lo > 64:
-                break
-            x = order[i]
-            key = indices[x]
-            j = i - 1
-            while j >= lo and indices[order[j]] > key:
-                order[j + 1] = order[j]
-                j -= 1
-            order[j + 1] = x
-        if c - lo > 65:  # ... a long one by argsort
-            seg = order[lo:c].copy()
-            keys = np.empty(c - lo, dtype=np.int64)
-            for i in range(c - lo):
-                keys[i] = indices[seg[i]]
-            order[lo:c] = seg[np.argsort(keys, kind="mergesort")]
-    ustart[n] = c
+            if indices[k] > v:
+                start[indices[k] + 1] += 1
     for u in range(n):
+        start[u + 1] += start[u]
+    fill = start[:n].copy()
+    entry = np.empty(start[n], dtype=np.int64)  # bucket u: the entries v -> u, v < u
+    source = np.empty(start[n], dtype=np.int64)
+    for v in range(n):
+        for k in range(indptr[v], indptr[v + 1]):
+            u = indices[k]
+            if u > v:
+                entry[fill[u]] = k
+                source[fill[u]] = v
+                fill[u] += 1
+    slot = np.empty(n, dtype=np.int64)
+    for u in range(n):
+        for b in range(start[u], start[u + 1]):
+            slot[source[b]] = entry[b]
         for k in range(indptr[u], indptr[u + 1]):
             v = indices[k]
             if v < u:
-                lo = ustart[v]
-                hi = ustart[v + 1]
-                while lo < hi:
-                    mid = (lo + hi) // 2
-                    if indices[order[mid]] < u:
-                        lo = mid + 1
-                    else:
-                        hi = mid
-                values[k] = values[order[lo]]
+                values[k] = values[slot[v]]

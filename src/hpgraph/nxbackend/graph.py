@@ -120,7 +120,7 @@ class BackendGraph:
     def index(self) -> dict:
         """Node -> internal id (built on first use)."""
         if self._index is None:
-            self._index = {v: i for i, v in enumerate(self.nodes)}
+            self._index = dict(zip(self.nodes, range(len(self.nodes)), strict=True))
         return self._index
 
     def node_index(self, node) -> int:
@@ -260,7 +260,7 @@ def from_networkx(G, edge_attrs=None, *, preserve_edge_attrs=False, preserve_gra
     if _is_range(nodes):
         indices = np.fromiter(targets, dtype=idt, count=m)
     else:
-        index = {v: i for i, v in enumerate(nodes)}
+        index = dict(zip(nodes, range(n), strict=True))
         indices = np.fromiter(map(index.__getitem__, targets), dtype=idt, count=m)
     multigraph = G.is_multigraph()
     if preserve_edge_attrs:
