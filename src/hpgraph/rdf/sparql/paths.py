@@ -3,7 +3,7 @@ nestings, as relations (subject, object) over id arrays. Inverses are pushed dow
 predicates, so a path read backwards is the same walk over the POS permutation. A sequence
 is a chain of sort-merge joins (each step looked up only from the objects the previous
 reached; duplicates kept, as SPARQL's sequence is a join). ``+``, ``*`` and ``?`` take
-the distinct edges of their inner path once and run the compiled breadth-first search of
+the edges of their inner path once (as CSR) and run the compiled breadth-first search of
 :mod:`._closure` from the needed sources only: the constant end of the pattern, the
 values the rest of the query already gave a variable end, or else every node (``*``
 includes each node of the graph, subject or object, reaching itself)."""
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hpgraph.rdf.sparql.table import Table, _match_keys
+from hpgraph.rdf.sparql.table import Table, match_keys
 from hpgraph.rdf.sparql.terms import Unsupported
 
 __all__ = ["is_path", "path_table"]
@@ -95,7 +95,7 @@ def _relation(ctx, node, src):
         s, o = _relation(ctx, node[1][0], src)
         for part in node[1][1:]:
             ns, no = _relation(ctx, part, np.unique(o))
-            ia, ib = _match_keys(o, ns)
+            ia, ib = match_keys(o, ns)
             s, o = s[ia], no[ib]
         return s, o
     return _closure(ctx, node[1], node[2], src)

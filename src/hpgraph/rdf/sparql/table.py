@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Table", "fold", "rows_unique", "join", "left_join", "minus", "union"]
+__all__ = ["Table", "fold", "rows_unique", "match_keys", "join", "left_join", "minus", "union"]
 
 
 class Table:
@@ -66,7 +66,7 @@ def _probe(build, probe):
     return ip, ib
 
 
-def _match_keys(ka, kb):
+def match_keys(ka, kb):
     """Sort-merge join of two key arrays: index pairs (ia, ib) with equal keys. The
     smaller side is sorted and the larger one binary-searched in it."""
     if len(ka) < len(kb):
@@ -100,12 +100,12 @@ def _pairs(a: Table, b: Table):
     loose = [v for v in shared if v in a.maybe or v in b.maybe]
     sure = [v for v in shared if v not in loose]
     if not loose:
-        return _match_keys(*_keys(a, b, sure)) if sure else _cross(a.n, b.n)
+        return match_keys(*_keys(a, b, sure)) if sure else _cross(a.n, b.n)
     out_a, out_b = [], []
     for bound_a, ra in _classes(a, loose).items():
         for bound_b, rb in _classes(b, loose).items():
             on = sure + [v for v in loose if v in bound_a and v in bound_b]
-            ia, ib = _match_keys(*_keys(a, b, on, ra, rb)) if on else _cross(len(ra), len(rb))
+            ia, ib = match_keys(*_keys(a, b, on, ra, rb)) if on else _cross(len(ra), len(rb))
             out_a.append(ra[ia])
             out_b.append(rb[ib])
     return np.concatenate(out_a), np.concatenate(out_b)
