@@ -52,34 +52,67 @@ def _dense_int(src: np.ndarray, dst: np.ndarray):
         return src.astype(np.int32), dst.astype(np.int32), None, 0
     lo = int(min(src.min(), dst.min()))
     hi = int(max(src.max(), dst.max()))
-    span = hi - lo + 1
-    if span <= 4 * m + 1024:
-        if lo != 0:
-            src = src - lo
-            dst = dst - lo
-        present = np.zeros(span, dtype=np.bool_)
-        present[src] = True
-        present[dst] = True
-        if lo == 0 and present.all():
-            idt = index_dtype(span)
-            return src.astype(idt), dst.astype(idt), None, span
-        lut = np.cumsum(present, dtype=index_dtype(span))
-        lut -= 1
-        n = int(lut[-1]) + 1
-        ids = np.flatnonzero(present).astype(np.int64) + lo
-        return lut[src], lut[dst], ids, n
+    if fits_bitmap(hi - lo + 1, m):
+        present = np.zeros(hi - lo + 1, dtype=np.bool_)
+        present[src - lo] = True
+        present[dst - lo] = True
+        return ids_from_present(src, dst, lo, present)
     ids, inverse = np.unique(np.concatenate([src, dst]), return_inverse=True)
     n = ids.shape[0]
     inverse = inverse.astype(index_dtype(n))
     return inverse[:m], inverse[m:], ids.astype(np.int64), n
 
 
+def fits_bitmap(span: int, m: int) -> bool:
+    """Whether integer ids spanning ``span`` values, for ``m`` edges, are renumbered with a
+    presence bitmap over the span (else by sorting the distinct ids)."""
+    return span <= 4 * m + 1024
+
+
+def ids_from_present(src, dst, lo: int, present):
+    """``(src, dst, ids, n)`` of int64 endpoints whose ids are ``lo + i`` for the
+    ``present[i]`` (a bool bitmap that holds every endpoint; others may share it)."""
+    span = present.shape[0]
+    if lo == 0 and present.all():
+        idt = index_dtype(span)
+        return src.astype(idt), dst.astype(idt), None, span
+    lut = np.cumsum(present, dtype=index_dtype(span))
+    lut -= 1
+    n = int(lut[-1]) + 1
+    ids = np.flatnonzero(present).astype(np.int64) + lo
+    return lut[src - lo], lut[dst - lo], ids, n
+
+
+def ids_from_sorted(src, dst, ids):
+    """``(src, dst, ids, n)`` of int64 endpoints numbered by their rank in ``ids``
+    (sorted, distinct, holding every endpoint)."""
+    n = ids.shape[0]
+    idt = index_dtype(n)
+    return (
+        np.searchsorted(ids, src).astype(idt),
+        np.searchsorted(ids, dst).astype(idt),
+        ids.astype(np.int64),
+        n,
+    )
+
+
 def _dense_str(src, dst):
+    return strings_from_sorted(src, dst, sorted_unique_strings([src, dst]))
+
+
+def sorted_unique_strings(columns):
+    """The distinct strings of arrow string ``columns`` (arrays or chunked), sorted by
+    code point, as a large_string array."""
+    chunks = [c for col in columns for c in _chunks(col.cast(pa.large_string()))]
+    uniq = pc.unique(pa.chunked_array(chunks, type=pa.large_string()))
+    return uniq.take(pc.sort_indices(uniq))
+
+
+def strings_from_sorted(src, dst, uniq):
+    """``(src, dst, ids, n)`` of string endpoints numbered by their rank in ``uniq``
+    (sorted, distinct, holding every endpoint)."""
     src = src.cast(pa.large_string())
     dst = dst.cast(pa.large_string())
-    both = pa.chunked_array(_chunks(src) + _chunks(dst), type=pa.large_string())
-    uniq = pc.unique(both)
-    uniq = uniq.take(pc.sort_indices(uniq))
     n = len(uniq)
     idt = index_dtype(n)
     s = _index_in(src, uniq, idt)

@@ -84,14 +84,16 @@ def _read(data: np.ndarray, columns: int, keep: int, id_type) -> pa.Table:
     )
 
 
-def arrow_columns(data: np.ndarray, columns: int, keep: int, *, int_ids: bool = False):
+def arrow_columns(
+    data: np.ndarray, columns: int, keep: int, *, int_ids: bool = False, str_ids: bool = False
+):
     """Convert a normalised table (``columns`` fields per row) into ``(src, dst, weights)``:
     arrow columns of integer ids when every id is an integer (optional ``-``, then digits,
     within int64), else of string ids, and a float64 numpy array (or ``None`` when
-    ``keep`` is 2). ``int_ids`` demands integers. Raises ``pa.ArrowInvalid`` when a value
-    does not convert."""
-    if int_ids:
-        t = _read(data, columns, keep, pa.int64())
+    ``keep`` is 2). ``int_ids`` demands integers, ``str_ids`` strings. Raises
+    ``pa.ArrowInvalid`` when a value does not convert."""
+    if int_ids or str_ids:
+        t = _read(data, columns, keep, pa.int64() if int_ids else pa.string())
     else:
         try:
             t = _read(data, columns, keep, None)
@@ -120,16 +122,18 @@ def diagnose(
     weighted: bool | None = None,
     fields: int | None = None,
     bounds: tuple[int, int] | None = None,
+    ref: tuple[int, int] | None = None,
 ):
     """Walk the lines of ``data[start:]`` (line ``first_line`` first) and raise a
     GraphFormatError for the first bad one; raise ``fallback`` if none is found.
+    ``ref``: (field count, line) of the file's first data line when it comes before
+    ``data[start:]`` (a parallel reader's share of the file).
 
     ``weighted``: the third field must be a number other than NaN (``None``: when the
     first data line has a third field); ``fields``: the exact
     field count (Matrix Market); ``bounds``: the first two fields are integers in
     ``1..bounds[0]`` and ``1..bounds[1]`` (Matrix Market).
     """
-    ref = None
     for lineno, raw in enumerate(io.BytesIO(memoryview(data)[start:]), first_line):
         text = raw.decode("utf-8", "replace").strip(" \t\r\n")
         if not text or text[0] in "#%":

@@ -26,7 +26,7 @@ from hpgraph.io.edgelist import read_edgelist
 from hpgraph.io.mtx import read_matrix_market
 from hpgraph.io.parquet import read_parquet
 
-__all__ = ["load_graph", "detect_format", "cache_paths", "FORMATS"]
+__all__ = ["load_graph", "detect_format", "cache_paths", "cached_graph", "write_cache", "FORMATS"]
 
 log = logging.getLogger(__name__)
 
@@ -86,20 +86,34 @@ def load_graph(
     except OSError as e:
         raise GraphFormatError(f"cannot read the file: {e.strerror or e}", path) from None
     options = dict(format=fmt, directed=directed, weighted=weighted, allow_empty=allow_empty)
-    candidates = cache_paths(path, cache_dir)
-    for c in candidates:
+    graph = cached_graph(path, src, options, cache_dir)
+    if graph is not None:
+        return graph
+    graph = _parse(fmt, path, directed, weighted, allow_empty)
+    write_cache(graph, path, src, options, cache_dir)
+    return graph
+
+
+def cached_graph(path, src: dict, options: dict, cache_dir=None) -> Graph | None:
+    """The graph of ``path``'s fresh cache (its header records ``src``, the input's
+    :func:`~hpgraph.io.binary.source_info`, and the load ``options``), or None."""
+    for c in cache_paths(path, cache_dir):
         if _is_fresh(c, src, options):
             log.debug("loading %s from its cache %s", path, c)
             return load_binary(c)
-    graph = _parse(fmt, path, directed, weighted, allow_empty)
-    for c in candidates:
+    return None
+
+
+def write_cache(graph: Graph, path, src: dict, options: dict, cache_dir=None) -> None:
+    """Save ``graph`` as ``path``'s cache, in the first writable place; failing to write
+    one is not an error."""
+    for c in cache_paths(path, cache_dir):
         try:
             c.parent.mkdir(parents=True, exist_ok=True)
             save_binary(graph, c, source=src, options=options)
-            break
+            return
         except OSError as e:  # a read-only folder: try the next place
             log.debug("cannot write the cache %s: %s", c, e)
-    return graph
 
 
 def cache_paths(path, cache_dir=None) -> list[Path]:

@@ -1,0 +1,257 @@
+"""Parallel ingest on the MPI runtime: every rank parses its own share of a text edge list
+and the ranks assemble the same graph that :func:`hpgraph.io.read_edgelist` reads.
+
+1. **Shares.** Rank r reads bytes ``[r * size / P, (r + 1) * size / P)`` of the file, both
+   ends moved to line starts (:mod:`hpgraph.io.shares`); an ``Exscan`` of the shares'
+   newline counts gives each rank the line number of its first byte, so errors name the
+   file's own lines.
+2. **Parsing.** Each rank normalises and converts its share as the one-process reader
+   does (compiled normaliser, pyarrow's conversion). The shares must agree: the same field
+   count as the file's first data line, and integer ids only if every share's ids are
+   integers (else every rank converts its ids as strings).
+3. **Ids.** The internal numbering is the one-process reader's (ids sorted): integer ids
+   over a narrow span through a presence bitmap reduced with ``Allreduce(MAX)``, wider
+   ones and strings through the sorted union of every rank's distinct ids (an
+   ``allgather``; a rank holds the whole dictionary, as it holds the whole graph).
+4. **Graph.** The edges, renumbered, are gathered in rank order (``Allgatherv``), which is
+   the file's order, and every rank builds the CSR: the result equals the one-process
+   read, bit for bit.
+
+**Errors** are agreed: every check ends in an ``allgather`` of each rank's problem (None
+or the message and line), and every rank raises the first one in file order, so all
+ranks exit with the same one-line error and none waits for ever in a collective.
+
+What is parallel is the parsing and the renumbering, about three quarters of a
+one-process read; building the CSR runs on every rank (each holds the whole graph in
+this version). A ``.gz`` file cannot be cut: every rank reads it whole, as before.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from hpgraph.errors import GraphFormatError
+from hpgraph.graph.csr import Graph, index_dtype
+from hpgraph.io import _tokenize
+from hpgraph.io._ids import (
+    fits_bitmap,
+    ids_from_present,
+    ids_from_sorted,
+    is_int_type,
+    sorted_unique_strings,
+    strings_from_sorted,
+)
+from hpgraph.io._text import arrow_columns, diagnose, graph_name
+from hpgraph.io.binary import source_info
+from hpgraph.io.edgelist import read_edgelist
+from hpgraph.io.load import cached_graph, detect_format, load_graph, write_cache
+from hpgraph.io.shares import read_share
+from hpgraph.runtimes.mpi.buffers import RowTypes, allgatherv
+from hpgraph.runtimes.mpi.comm import load_mpi
+
+__all__ = ["read_edgelist_mpi", "load_graph_mpi"]
+
+
+def _problem(exc: GraphFormatError):
+    """(message without its ``file:line:`` prefix, line) of a format error."""
+    text = str(exc)
+    if exc.path is not None:
+        prefix = exc.path if exc.line is None else f"{exc.path}:{exc.line}"
+        text = text.removeprefix(prefix + ": ")
+    return text, exc.line
+
+
+def _agree(comm, path, problem):
+    """Raise, on every rank, the first rank's problem (``(message, line)`` or None)."""
+    for p in comm.allgather(problem):
+        if p is not None:
+            raise GraphFormatError(p[0], path, p[1])
+
+
+def _diagnosed(buf, path, first_line, **kw):
+    """The problem :func:`~hpgraph.io._text.diagnose` finds in a share."""
+    try:
+        diagnose(buf.tobytes(), path, first_line=first_line, **kw)
+    except GraphFormatError as e:
+        return _problem(e)
+    raise AssertionError("diagnose always raises")  # pragma: no cover
+
+
+def read_edgelist_mpi(
+    path,
+    comm=None,
+    *,
+    directed: bool = False,
+    weighted: bool | None = None,
+    allow_empty: bool = False,
+    name: str | None = None,
+) -> Graph:
+    """:func:`hpgraph.io.read_edgelist` with the ranks of ``comm`` (default: every rank)
+    each parsing a share of the file (see the module docstring). Collective: every rank
+    calls it and gets the same graph, or the same error."""
+    MPI = load_mpi()
+    comm = MPI.COMM_WORLD if comm is None else comm
+    rank, size = comm.Get_rank(), comm.Get_size()
+    name = graph_name(path) if name is None else name
+    if size == 1 or str(path).endswith(".gz"):
+        try:
+            g, problem = (
+                read_edgelist(
+                    path, directed=directed, weighted=weighted, allow_empty=allow_empty, name=name
+                ),
+                None,
+            )
+        except GraphFormatError as e:
+            g, problem = None, _problem(e)
+        _agree(comm, path, problem)
+        return g
+    buf, problem = np.empty(0, dtype=np.uint8), None
+    try:
+        buf, _ = read_share(path, rank, size)
+    except GraphFormatError as e:
+        problem = _problem(e)
+    _agree(comm, path, problem)
+    first_line = (comm.exscan(int(np.count_nonzero(buf == 10))) or 0) + 1
+    norm, ncols, rows, status, _, first = _tokenize.normalize(buf, first_line)
+    shares = comm.allgather((ncols, rows, status, first))
+    total = sum(s[1] for s in shares)
+    lead = next((r for r, s in enumerate(shares) if s[1] > 0), None)  # first data line
+    if total == 0 and all(s[2] == _tokenize.OK for s in shares):
+        if not allow_empty:
+            raise GraphFormatError("no edges (only comments or blank lines)", path)
+        empty = np.empty(0, np.int32)
+        return Graph.from_edges(empty, empty, None, n=0, directed=directed, name=name)
+    cols = shares[lead][0] if lead is not None else -1
+    asked = weighted
+    problem = _share_problem(shares, rank, lead, cols, buf, path, first_line, asked)
+    _agree(comm, path, problem)
+    if weighted and cols < 3:
+        raise GraphFormatError(
+            "weighted=True but the first data line has no weight (third) field",
+            path,
+            shares[lead][3],
+        )
+    weighted = cols >= 3 if weighted is None else weighted
+    keep = 3 if weighted else 2
+    src, dst, w, kind, problem = _convert(norm, cols, keep, rows, buf, path, first_line, asked)
+    _agree(comm, path, problem)
+    kinds = set(comm.allgather(kind)) - {None}
+    if kinds == {"str", "int"} or kinds == {"other"} or "other" in kinds:
+        if rows:
+            src, dst, w = arrow_columns(norm, cols, keep, str_ids=True)
+        kinds = {"str"}
+    del norm
+    s, d, ids, n = _renumber(comm, MPI, src, dst, kinds == {"int"} or not kinds)
+    del src, dst
+    types = RowTypes(MPI)
+    try:
+        counts = np.array(comm.allgather(s.shape[0]), dtype=np.int64)
+        arrays = [s.astype(index_dtype(n), copy=False), d.astype(index_dtype(n), copy=False)]
+        if weighted:
+            arrays.append(np.ascontiguousarray(w, dtype=np.float64))
+        got = allgatherv(comm, types, arrays, counts)
+    finally:
+        types.free()
+    return Graph.from_edges(
+        got[0], got[1], got[2] if weighted else None, n=n, directed=directed, ids=ids, name=name
+    )
+
+
+def _share_problem(shares, rank, lead, cols, buf, path, first_line, weighted):
+    """This rank's problem with its share's shape, if it is the first rank with one: a
+    share whose field count is not the first data line's, or a malformed line."""
+    for r, (ncols, rows, status, _) in enumerate(shares):
+        ragged = rows > 0 and ncols != cols
+        if status == _tokenize.OK and not ragged and not (r == lead and cols < 2):
+            continue
+        if r != rank:
+            return None
+        ref = None if r == lead else (cols, shares[lead][3])
+        return _diagnosed(
+            buf, path, first_line, fallback="malformed edge list", weighted=weighted, ref=ref
+        )
+    return None
+
+
+def _convert(norm, cols, keep, rows, buf, path, first_line, weighted):
+    """(src, dst, weights, kind of ids or None, problem) of this rank's share."""
+    if rows == 0:
+        empty = pa.array([], type=pa.int64())
+        return empty, empty, np.empty(0, dtype=np.float64), None, None
+    try:
+        src, dst, w = arrow_columns(norm, cols, keep)
+    except pa.ArrowInvalid as e:
+        fallback = f"cannot convert the edge list: {e}"
+        return (
+            None,
+            None,
+            None,
+            None,
+            _diagnosed(buf, path, first_line, fallback=fallback, weighted=weighted),
+        )
+    if w is not None and np.isnan(w).any():
+        fallback = "a weight is NaN"
+        return (
+            None,
+            None,
+            None,
+            None,
+            _diagnosed(buf, path, first_line, fallback=fallback, weighted=weighted),
+        )
+    types = {src.type, dst.type}
+    kind = "int" if all(is_int_type(t) for t in types) else "str"
+    return src, dst, w, kind, None
+
+
+def _to_int64(col):
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
+    return np.asarray(col.cast(pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+def _renumber(comm, MPI, src, dst, ints):
+    """(src, dst, ids, n): this rank's edges in the global numbering (the one-process
+    reader's: ids sorted)."""
+    if not ints:
+        local = sorted_unique_strings([src, dst]) if len(src) else pa.array([], pa.large_string())
+        uniq = sorted_unique_strings(comm.allgather(local))
+        return strings_from_sorted(src, dst, uniq)
+    src, dst = _to_int64(src), _to_int64(dst)
+    m = comm.allreduce(src.shape[0])
+    big = np.iinfo(np.int64)
+    lo = comm.allreduce(int(min(src.min(), dst.min())) if src.shape[0] else big.max, op=MPI.MIN)
+    hi = comm.allreduce(int(max(src.max(), dst.max())) if src.shape[0] else big.min, op=MPI.MAX)
+    if fits_bitmap(hi - lo + 1, m):
+        present = np.zeros(hi - lo + 1, dtype=np.uint8)
+        present[src - lo] = 1
+        present[dst - lo] = 1
+        comm.Allreduce(MPI.IN_PLACE, present, op=MPI.MAX)
+        return ids_from_present(src, dst, lo, present.view(np.bool_))
+    local = np.unique(np.concatenate([src, dst]))
+    return ids_from_sorted(src, dst, np.unique(np.concatenate(comm.allgather(local))))
+
+
+def load_graph_mpi(path, comm=None, *, format=None, directed=None, weighted=None, cache=True):
+    """:func:`hpgraph.io.load_graph` for the ranks of ``comm``: a text edge list without a
+    fresh cache is parsed in parallel (:func:`read_edgelist_mpi`) and rank 0 writes the
+    cache; other inputs and fresh caches are loaded by every rank, as before."""
+    MPI = load_mpi()
+    comm = MPI.COMM_WORLD if comm is None else comm
+    fmt = format or detect_format(path)
+    if fmt != "edgelist" or str(path).endswith(".gz") or comm.Get_size() == 1:
+        return load_graph(path, format=fmt, directed=directed, weighted=weighted, cache=cache)
+    options = dict(format=fmt, directed=directed, weighted=weighted, allow_empty=False)
+    src = None
+    if cache:
+        try:
+            src = source_info(path)
+        except OSError:
+            src = None  # the parallel read words the error
+        graph = cached_graph(path, src, options) if src is not None else None
+        if comm.allreduce(graph is None, op=MPI.LOR) is False:
+            return graph  # every rank found the same fresh cache
+    graph = read_edgelist_mpi(path, comm, directed=bool(directed), weighted=weighted)
+    if cache and src is not None and comm.Get_rank() == 0:
+        write_cache(graph, path, src, options)
+    return graph

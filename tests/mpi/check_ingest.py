@@ -1,0 +1,62 @@
+"""Run under ``mpiexec -n P`` with a folder of edge lists written by tests/test_ingest.py:
+every rank parses its share of each file (:func:`read_edgelist_mpi`) and must get the
+graph the one-process reader gets, bit for bit, or the same one-line error on every rank
+(printed as ``ERROR <name>: <message>``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+from mpi4py import MPI
+
+from hpgraph.errors import GraphFormatError
+from hpgraph.io import read_edgelist
+from hpgraph.runtimes.mpi.ingest import read_edgelist_mpi
+
+comm = MPI.COMM_WORLD
+folder = Path(sys.argv[1])
+cases = json.loads((folder / "cases.json").read_text())
+
+
+def same(a, b):
+    assert (a.n, a.directed, a.name) == (b.n, b.directed, b.name)
+    np.testing.assert_array_equal(a.indptr, b.indptr)
+    np.testing.assert_array_equal(a.indices, b.indices)
+    assert a.indices.dtype == b.indices.dtype
+    if a.weights is None or b.weights is None:
+        assert a.weights is None and b.weights is None
+    else:
+        np.testing.assert_array_equal(a.weights, b.weights)
+    if a.ids is None or b.ids is None:
+        assert a.ids is None and b.ids is None
+    else:
+        assert np.asarray(a.ids).tolist() == np.asarray(b.ids).tolist()
+
+
+for case in cases:
+    path = folder / case["file"]
+    kw = case.get("kw", {})
+    try:
+        want = read_edgelist(path, **kw)
+    except GraphFormatError as e:
+        want = e
+    try:
+        got = read_edgelist_mpi(path, comm, **kw)
+    except GraphFormatError as e:
+        got = e
+    messages = comm.allgather(str(got) if isinstance(got, Exception) else None)
+    if isinstance(want, Exception):
+        assert isinstance(got, GraphFormatError), (case, got)
+        assert len(set(messages)) == 1, messages  # the same error on every rank
+        assert str(got) == str(want), (str(got), str(want))
+        if comm.Get_rank() == 0:
+            print(f"ERROR {case['file']}: {got}", flush=True)
+    else:
+        assert not isinstance(got, Exception), (case, got)
+        same(got, want)
+comm.Barrier()
+if comm.Get_rank() == 0:
+    print(f"INGEST OK on {comm.Get_size()} ranks: {len(cases)} files", flush=True)

@@ -1,0 +1,100 @@
+"""Parallel ingest (hpgraph.io.shares, hpgraph.runtimes.mpi.ingest): line-aligned shares
+of a file, and under ``mpiexec -n 1, 2, 3`` (tests/mpi/check_ingest.py) every rank's
+graph equal to the one-process reader's, or the same error on every rank."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from conftest import MPIEXEC, NO_MPI, SEED, run_mpi
+from hpgraph.io.shares import read_share, share_range
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 7, 40])
+def test_shares_cover_the_file_at_line_starts(tmp_path, parts):
+    rng = np.random.default_rng(SEED)
+    lines = [" ".join(map(str, rng.integers(0, 10 ** rng.integers(1, 6), 2))) for _ in range(25)]
+    data = ("\n".join(lines) + "\n").encode()
+    path = tmp_path / "g.el"
+    path.write_bytes(data)
+    got = b""
+    for k in range(parts):
+        start, end = share_range(path, k, parts)
+        buf, at = read_share(path, k, parts)
+        assert at == start and buf.tobytes() == data[start:end]
+        assert start == 0 or data[start - 1 : start] == b"\n"  # starts at a line start
+        got += buf.tobytes()
+    assert got == data  # in order, every byte once
+
+
+def test_shares_of_odd_files(tmp_path):
+    path = tmp_path / "g.el"
+    path.write_bytes(b"\xef\xbb\xbf1 2\n3 4")  # a byte order mark, no final newline
+    assert read_share(path, 0, 1)[0].tobytes() == b"1 2\n3 4"
+    assert b"".join(read_share(path, k, 5)[0].tobytes() for k in range(5)) == b"1 2\n3 4"
+    path.write_bytes(b"")
+    assert read_share(path, 1, 2)[0].shape == (0,)
+    path.write_bytes(b"1 2 3 4 5 6 7 8 9")  # one long line: the first share takes it
+    assert [share_range(path, k, 4) for k in range(4)] == [(0, 17)] + [(17, 17)] * 3
+
+
+def _files(folder):
+    """Edge lists of several shapes and errors, and how to read them."""
+    rng = np.random.default_rng(SEED)
+    cases = []
+
+    def add(name, text, **kw):
+        (folder / name).write_text(text)
+        cases.append({"file": name, "kw": kw})
+
+    m = 3000
+    s, d = rng.integers(0, 500, m), rng.integers(0, 500, m)
+    w = rng.random(m)
+
+    def rows(line):  # one line per edge from line(i, a, b)
+        return "".join(line(i, a, b) for i, (a, b) in enumerate(zip(s, d, strict=True)))
+
+    add("dense.el", "".join(f"{a} {b}\n" for a, b in zip(s, d, strict=True)))
+    add(
+        "comments.el",
+        "# head\n\n" + rows(lambda i, a, b: f"{a}\t{b}\n" + "% note\n\n" * (i % 7 == 0)),
+    )
+    add("weighted.csv", rows(lambda i, a, b: f"{a}, {b}, {float(w[i])!r}\n"))
+    add("weighted_dropped.csv", (folder / "weighted.csv").read_text(), weighted=False)
+    add("directed.el", (folder / "dense.el").read_text(), directed=True)
+    add("sparse.el", "".join(f"{a * 3 + 7} {b * 5 - 100}\n" for a, b in zip(s, d, strict=True)))
+    add("wide.el", "".join(f"{a * 10**12} {-b}\n" for a, b in zip(s, d, strict=True)))
+    add("strings.el", "".join(f"u{a} v{b % 50}\n" for a, b in zip(s, d, strict=True)))
+    # integers in the first part of the file, strings only near its end: every rank
+    # converts as strings (so "007" stays "007")
+    add("mixed.el", "".join(f"{a:03d} {b}\n" for a, b in zip(s, d, strict=True)) + "x y\n")
+    add("tiny.el", "1 2\n")  # shares without data lines
+    add("empty.el", "# nothing\n\n", allow_empty=True)
+    # errors: each rank must raise the one-process reader's message and line
+    add("no_edges.el", "# nothing\n")
+    add("ragged.el", (folder / "dense.el").read_text() + "1 2 3\n")
+    add("ragged_mid.el", rows(lambda i, a, b: f"{a} {b}\n" if i != m // 2 else f"{a}\n"))
+    add("bad_weight.el", rows(lambda i, a, b: f"{a} {b} {'x' if i == 2 * m // 3 else 1.5}\n"))
+    add("nan_weight.el", rows(lambda i, a, b: f"{a} {b} {'nan' if i == m - 5 else 2}\n"))
+    add("two_commas.csv", "1,2\n" * 1000 + "3,,4\n" + "5,6\n" * 1000)
+    add("unweighted.el", (folder / "dense.el").read_text(), weighted=True)
+    (folder / "cases.json").write_text(json.dumps(cases))
+    return cases
+
+
+@pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
+@pytest.mark.parametrize("ranks", [1, 2, 3])
+def test_parallel_read_equals_the_one_process_read(tmp_path, ranks):
+    cases = _files(tmp_path)
+    out = run_mpi(ranks, "check_ingest.py", tmp_path, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"INGEST OK on {ranks} ranks: {len(cases)} files" in out.stdout
+    errors = [line for line in out.stdout.splitlines() if line.startswith("ERROR")]
+    # every error names its file and, where there is one, the line
+    assert len(errors) == 7, errors
+    assert any("ragged_mid.el:1501:" in e for e in errors), errors
+    assert any(f"bad_weight.el:{2 * 3000 // 3 + 1}:" in e for e in errors), errors
+    assert any("two_commas.csv:1001:" in e for e in errors), errors
