@@ -5,6 +5,8 @@ graph.
     python benchmarks/nxbackend_bench.py [--scale 20] [--nx-scale 16] [--k 64] [--seed 1]
     python benchmarks/nxbackend_bench.py --crossover    # where should_run lets hpgraph run
     python benchmarks/nxbackend_bench.py --scale 20 --hpgraph-only   # hpgraph's side alone
+    python benchmarks/nxbackend_bench.py --scale 16 --only pagerank,bfs_edges   # some only
+    python benchmarks/nxbackend_bench.py --layout 500,1000,2000     # forceatlas2_layout
 
 Graph: the Graph500 Kronecker graph (``hp.generators.kronecker_edges``, edge factor 16:
 ``2**scale`` vertices, ``16 * 2**scale`` generated edges, so scale 20 is the 1M-vertex /
@@ -107,6 +109,16 @@ def cases(G, k, seed):
         ("triangles", lambda **b: nx.triangles(G, **b), equal),
         ("clustering", lambda **b: nx.clustering(G, **b), close(1e-12)),
         ("transitivity", lambda **b: nx.transitivity(G, **b), lambda a, b: abs(a - b) < 1e-12),
+        (
+            "label_propagation_communities",
+            lambda **b: list(nx.community.label_propagation_communities(G, **b)),
+            equal,
+        ),
+        (
+            "asyn_lpa_communities",
+            lambda **b: list(nx.community.asyn_lpa_communities(G, seed=seed, **b)),
+            equal,
+        ),
     ]
 
 
@@ -116,7 +128,7 @@ def graphblas_functions():
     return set(backend_info.get("graphblas", {}).get("functions", {}))
 
 
-def run(scale, nx_too, k, seed, threads, weighted=True):
+def run(scale, nx_too, k, seed, threads, weighted=True, only=None):
     import networkx as nx
 
     nx.config.warnings_to_ignore.add("cache")
@@ -127,6 +139,8 @@ def run(scale, nx_too, k, seed, threads, weighted=True):
     rows = {}
     for name, call, check in cases(G, k, seed):
         base = name.split()[0]
+        if only and base not in only:
+            continue
         row = {}
         G.__networkx_cache__.clear()
         got, row["hp1"] = timed(lambda call=call: call(backend="hpgraph"))
@@ -186,6 +200,35 @@ def crossover(sizes=(25, 50, 100, 200, 400, 1000, 3000, 10000, 30000)):
         print(f"{n:7d} " + " ".join(f"{r:12.2f}" for r in row), flush=True)
 
 
+def layout(sizes, seed, max_iter=100):
+    """``forceatlas2_layout`` on G(n, 4n): NetworkX (dense ``n x n`` arrays, O(n^2) per
+    iteration) against hpgraph's first and second call, same seed, one call each; the
+    largest position difference relative to the layout's extent."""
+    import networkx as nx
+    import numpy as np
+
+    nx.config.warnings_to_ignore.add("cache")
+    nx.forceatlas2_layout(nx.path_graph(20), seed=seed, backend="hpgraph")  # warm-up
+    print(f"\nforceatlas2_layout, G(n, 4n), max_iter={max_iter}:")
+    print(f"{'n':>7s} {'nx s':>8s} {'hp1 s':>8s} {'hp2 s':>8s} {'nx/hp1':>7s} {'nx/hp2':>7s} "
+          f"{'max diff':>9s}")  # fmt: skip
+    for n in sizes:
+        G = nx.gnm_random_graph(n, 4 * n, seed=seed)
+
+        def fa2(G=G, **b):
+            return nx.forceatlas2_layout(G, seed=seed, max_iter=max_iter, **b)
+
+        ref, t_nx = timed(fa2)
+        G.__networkx_cache__.clear()
+        got, t1 = timed(lambda fa2=fa2: fa2(backend="hpgraph"))
+        _, t2 = timed(lambda fa2=fa2: fa2(backend="hpgraph"))
+        a = np.array(list(ref.values()), dtype=float)
+        b = np.array(list(got.values()), dtype=float)
+        diff = np.abs(a - b).max() / np.ptp(a, axis=0).max()
+        print(f"{n:7d} {t_nx:8.3f} {t1:8.3f} {t2:8.3f} {t_nx / t1:7.1f} {t_nx / t2:7.1f} "
+              f"{diff:9.1e}", flush=True)  # fmt: skip
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--scale", type=int, default=20)
@@ -200,10 +243,19 @@ def main(argv=None):
     )
     p.add_argument("--crossover", action="store_true", help="only the small-graph crossover")
     p.add_argument("--hpgraph-only", action="store_true", help="only hpgraph, at --scale")
+    p.add_argument("--only", help="comma-separated function names: time only these")
+    p.add_argument(
+        "--layout",
+        help="only forceatlas2_layout, on G(n, 4n) for these comma-separated n",
+    )
     args = p.parse_args(argv)
     if args.crossover:
         crossover()
         return
+    if args.layout:
+        layout([int(n) for n in args.layout.split(",")], args.seed)
+        return
+    only = set(args.only.split(",")) if args.only else None
 
     import networkx as nx
 
@@ -213,12 +265,12 @@ def main(argv=None):
     # warm-up: compile (or load from numba's cache) every kernel on a small graph
     run(8, False, 4, args.seed, args.threads)
     if args.hpgraph_only:  # the big graph alone (run under the shared lock)
-        run(args.scale, False, args.k, args.seed, args.threads, args.big_weights)
+        run(args.scale, False, args.k, args.seed, args.threads, args.big_weights, only)
         print(f"max RSS {rss_gib():.1f} GiB")
         return
-    m_small, small = run(args.nx_scale, True, args.k, args.seed, args.threads)
+    m_small, small = run(args.nx_scale, True, args.k, args.seed, args.threads, only=only)
     if args.scale != args.nx_scale:
-        m_big, big = run(args.scale, False, args.k, args.seed, args.threads, args.big_weights)
+        m_big, big = run(args.scale, False, args.k, args.seed, args.threads, args.big_weights, only)
     else:
         m_big, big = m_small, small
     grow = m_big / m_small
