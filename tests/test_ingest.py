@@ -5,6 +5,9 @@ graph equal to the one-process reader's, or the same error on every rank."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -98,3 +101,28 @@ def test_parallel_read_equals_the_one_process_read(tmp_path, ranks):
     assert any("ragged_mid.el:1501:" in e for e in errors), errors
     assert any(f"bad_weight.el:{2 * 3000 // 3 + 1}:" in e for e in errors), errors
     assert any("two_commas.csv:1001:" in e for e in errors), errors
+
+
+@pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
+def test_cli_ranks_read_in_parallel_and_agree_on_errors(tmp_path):
+    exe = Path(sys.executable).parent / "hpgraph"
+    if not exe.exists():
+        pytest.skip("the hpgraph script is not installed beside the interpreter")
+    edges = tmp_path / "g.el"
+    edges.write_text("".join(f"{i} {i + 1}\n" for i in range(400)) + "7\n" + "1 2\n" * 400)
+    r = subprocess.run(
+        [str(exe), "run", "wcc", str(edges), "--ranks", "2", "--no-cache"],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert r.returncode != 0 and "Traceback" not in r.stderr, r.stdout + r.stderr
+    lines = [x for x in r.stderr.splitlines() if x.strip()]
+    want = "g.el:401: 1 fields, but the first data line (line 1) has 2: '7'"
+    assert lines and all(want in x for x in lines), r.stderr  # the same line from each rank
+    edges.write_text("".join(f"{i} {i + 1}\n" for i in range(400)) + "# end\n")
+    r = subprocess.run(
+        [str(exe), "run", "wcc", str(edges), "--ranks", "2"],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "401 vertices, 400 edges" in r.stdout and "largest     401 vertices" in r.stdout
+    assert (tmp_path / "g.el.hpgc").exists()  # rank 0 wrote the cache

@@ -120,12 +120,15 @@ def load_input(
     seed=0,
     threads=None,
     generated_weighted=False,
+    mpi=False,
 ):
     """``(graph, seconds, how)`` for INPUT: an existing file (any format
     :func:`hpgraph.io.load_graph` reads; ``file:PATH`` also works) or a generator spec
     ``kronecker:SCALE[:EDGE_FACTOR]`` / ``uniform:N:M`` (counts take k/M/G or ``2^k``).
     A generated graph is weighted when ``weighted`` is True, or when it is None and
-    ``generated_weighted``. ``how`` says where the graph came from, for reports."""
+    ``generated_weighted``. ``how`` says where the graph came from, for reports. ``mpi``:
+    every MPI rank calls this, and a text edge list is parsed in parallel
+    (:func:`hpgraph.runtimes.mpi.ingest.load_graph_mpi`)."""
     path = spec[5:] if spec.startswith("file:") else spec
     if os.path.exists(path) or not _is_spec(spec):
         if not os.path.exists(path):
@@ -149,6 +152,8 @@ def load_input(
                     path,
                 ) from None
         t0 = time.perf_counter()
+        if mpi:
+            from hpgraph.runtimes.mpi.ingest import load_graph_mpi as load_graph
         g = load_graph(path, format=fmt, directed=directed, weighted=weighted, cache=cache)
         dt = time.perf_counter() - t0
         if not g.name:

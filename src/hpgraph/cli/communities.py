@@ -96,9 +96,9 @@ def communities(
         sys.exit(_launch_mpi(ranks))
     runtime = None
     if runtime_name == "mpi":
-        from hpgraph.runtimes.mpi import MPIRuntime
+        from hpgraph.runtimes import resolve_runtime
 
-        runtime = MPIRuntime(threads=threads or 1)
+        runtime = resolve_runtime("mpi", threads)[0]  # Slurm's -c, else one thread per rank
     report = run_communities(
         mentions, output, b=b, leaders=leaders, min_size=min_size, dim=int(dim),
         max_labels=max_labels, tolerance=tolerance, update=update, page_budget=page_budget,

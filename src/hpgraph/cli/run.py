@@ -218,6 +218,7 @@ def run(
         seed=load["seed"],
         threads=threads,
         generated_weighted=algo.wants_weights,
+        mpi=runtime_name == "mpi",
     )
     args, source_row = (), None
     if algo.needs_source:
@@ -226,10 +227,10 @@ def run(
 
     runtime = None
     if runtime_name == "mpi":
-        from hpgraph.runtimes.mpi import MPIRuntime
+        from hpgraph.runtimes import resolve_runtime
 
-        # --threads: threads per rank (hybrid ranks x threads); one when not given
-        runtime = MPIRuntime(threads=threads or 1, aggregation=aggregation)
+        # --threads: threads per rank (hybrid ranks x threads); Slurm's -c, else one
+        runtime = resolve_runtime("mpi", threads, aggregation=aggregation)[0]
     elif aggregation is not None or parts:
         flag = "--aggregation" if aggregation is not None else "--parts"
         raise click.UsageError(f"{flag} applies to the MPI runtime (--ranks)")
