@@ -17,7 +17,7 @@ from hpgraph.config import NUMBA_FLAGS
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph.csr import Graph
 
-__all__ = ["Partition", "range_partition", "hash_partition", "local_degrees"]
+__all__ = ["Partition", "range_partition", "range_cuts", "hash_partition", "local_degrees"]
 
 
 @dataclass(frozen=True)
@@ -47,16 +47,21 @@ def range_partition(graph: Graph, parts: int, alpha: float = 8.0) -> Partition:
     ``alpha`` weighs a vertex against an edge (Gemini uses 8 * parts; per-vertex work in the
     engine, the activity scan and value update, costs a few edge visits).
     """
+    return Partition(range_cuts(graph.indptr, parts, alpha))
+
+
+def range_cuts(indptr, parts: int, alpha: float = 8.0) -> np.ndarray:
+    """The offsets (int64, ``parts + 1``) of :func:`range_partition` from a CSR's
+    ``indptr`` alone (a parallel reader knows it before the graph exists)."""
     if parts < 1:
         raise InvalidArgumentError(f"parts must be >= 1, got {parts}")
-    n = graph.n
+    n = indptr.shape[0] - 1
     # cumulative work at vertex boundary v: alpha*v + indptr[v]
-    work = alpha * np.arange(n + 1, dtype=np.float64) + graph.indptr.astype(np.float64)
+    work = alpha * np.arange(n + 1, dtype=np.float64) + indptr.astype(np.float64)
     targets = work[-1] * np.arange(1, parts, dtype=np.float64) / parts
     cuts = np.searchsorted(work, targets, side="left")
     offsets = np.concatenate([[0], cuts, [n]]).astype(np.int64)
-    offsets = np.maximum.accumulate(offsets)
-    return Partition(offsets)
+    return np.maximum.accumulate(offsets)
 
 
 def hash_partition(graph: Graph, parts: int) -> tuple[Graph, Partition]:

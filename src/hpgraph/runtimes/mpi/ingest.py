@@ -13,26 +13,35 @@ and the ranks assemble the same graph that :func:`hpgraph.io.read_edgelist` read
    over a narrow span through a presence bitmap reduced with ``Allreduce(MAX)``, wider
    ones and strings through the sorted union of every rank's distinct ids (an
    ``allgather``; a rank holds the whole dictionary, as it holds the whole graph).
-4. **Graph.** The edges, renumbered, are gathered in rank order (``Allgatherv``), which is
-   the file's order, and every rank builds the CSR: the result equals the one-process
-   read, bit for bit.
+4. **Rows.** The global row counts (an ``Allreduce`` of each rank's) give the CSR's
+   ``indptr`` and the MPI runtime's partition of the rows (ranges balanced on vertices
+   and edges); each edge goes to the owner of its row (and, undirected, reversed to the
+   other end's) in an ``Alltoallv``, and each rank builds and sorts its own rows.
+5. **Graph.** The rows are gathered on every rank (``Allgatherv``): the result equals
+   the one-process read, bit for bit, parallel edges' weights in the same order.
 
 **Errors** are agreed: every check ends in an ``allgather`` of each rank's problem (None
 or the message and line), and every rank raises the first one in file order, so all
 ranks exit with the same one-line error and none waits for ever in a collective.
 
-What is parallel is the parsing and the renumbering, about three quarters of a
-one-process read; building the CSR runs on every rank (each holds the whole graph in
-this version). A ``.gz`` file cannot be cut: every rank reads it whole, as before.
+Everything but the last gather is split between the ranks; each rank then holds the
+whole graph, as the MPI runtime needs in this version (the rows of step 4 are what a
+partitioned rank will keep). Besides the graph, a rank holds two arrays of n int64 (row
+counts, ``indptr``) and its share's edges. A ``.gz`` file cannot be cut: every rank
+reads it whole, as before.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+from numba import njit
 
+from hpgraph.config import NUMBA_FLAGS
 from hpgraph.errors import GraphFormatError
+from hpgraph.graph.build import build_csr
 from hpgraph.graph.csr import Graph, index_dtype
+from hpgraph.graph.partition import range_cuts
 from hpgraph.io import _tokenize
 from hpgraph.io._ids import (
     fits_bitmap,
@@ -47,7 +56,7 @@ from hpgraph.io.binary import source_info
 from hpgraph.io.edgelist import read_edgelist
 from hpgraph.io.load import cached_graph, detect_format, load_graph, write_cache
 from hpgraph.io.shares import read_share
-from hpgraph.runtimes.mpi.buffers import RowTypes, allgatherv
+from hpgraph.runtimes.mpi.buffers import RowTypes, allgatherv, alltoallv
 from hpgraph.runtimes.mpi.comm import load_mpi
 
 __all__ = ["read_edgelist_mpi", "load_graph_mpi"]
@@ -144,18 +153,102 @@ def read_edgelist_mpi(
     del norm
     s, d, ids, n = _renumber(comm, MPI, src, dst, kinds == {"int"} or not kinds)
     del src, dst
+    indptr, indices, w = _build(comm, MPI, s, d, w if weighted else None, n, directed)
+    return Graph(indptr, indices, w, directed=directed, ids=ids, name=name)
+
+
+def _build(comm, MPI, s, d, w, n, directed):
+    """The CSR that :meth:`Graph.from_edges` builds from every rank's edges in rank order,
+    each rank building the rows of its own range (:func:`~hpgraph.graph.partition.
+    range_cuts` of the global row counts, the MPI runtime's partition): the half-edges
+    go to their rows' owners in two ``Alltoallv`` streams, forward edges then reversed
+    ones, each in file order, which is the order ``from_edges`` scatters them in; the
+    rows are then gathered on every rank."""
+    rank, size = comm.Get_rank(), comm.Get_size()
+    idt = index_dtype(n)
+    s, d = s.astype(idt, copy=False), d.astype(idt, copy=False)
+    has_w = w is not None
+    w = w if has_w else np.empty(0, dtype=np.float64)
+    counts = _row_counts(s, d, n, not directed)
+    comm.Allreduce(MPI.IN_PLACE, counts, op=MPI.SUM)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    del counts
+    cuts = range_cuts(indptr, size)
+    lo, hi = int(cuts[rank]), int(cuts[rank + 1])
     types = RowTypes(MPI)
     try:
-        counts = np.array(comm.allgather(s.shape[0]), dtype=np.int64)
-        arrays = [s.astype(index_dtype(n), copy=False), d.astype(index_dtype(n), copy=False)]
-        if weighted:
-            arrays.append(np.ascontiguousarray(w, dtype=np.float64))
-        got = allgatherv(comm, types, arrays, counts)
+        mine = []  # forward edges, then (undirected) the reversed non-loops
+        for reverse in (False, True) if not directed else (False,):
+            sent, rows, targets, weights = _by_owner(cuts, s, d, w, has_w, reverse)
+            arrays = [rows, targets] + ([weights] if has_w else [])
+            mine.append(alltoallv(comm, types, arrays, sent)[0])
+            del rows, targets, weights
+        del s, d, w
+        rows = np.concatenate([m[0] for m in mine]) - np.asarray(lo, dtype=idt)
+        targets = np.concatenate([m[1] for m in mine])
+        weights = np.concatenate([m[2] for m in mine]) if has_w else None
+        del mine
+        # one thread: the node's cores run its ranks
+        _, indices, weights = build_csr(
+            rows, targets, weights, hi - lo, idt, undirected=False, threads=1
+        )
+        del rows, targets
+        sizes = indptr[cuts[1:]] - indptr[cuts[:-1]]
+        got = allgatherv(comm, types, [indices] + ([weights] if has_w else []), sizes)
     finally:
         types.free()
-    return Graph.from_edges(
-        got[0], got[1], got[2] if weighted else None, n=n, directed=directed, ids=ids, name=name
-    )
+    return indptr, got[0], got[1] if has_w else None
+
+
+@njit(**NUMBA_FLAGS)
+def _row_counts(s, d, n, undirected):
+    """Entries of each row from these edges (undirected: non-loops in both rows)."""
+    counts = np.zeros(n, dtype=np.int64)
+    for i in range(s.shape[0]):
+        counts[s[i]] += 1
+        if undirected and s[i] != d[i]:
+            counts[d[i]] += 1
+    return counts
+
+
+@njit(**NUMBA_FLAGS)
+def _by_owner(cuts, s, d, w, has_w, reverse):
+    """(per-rank counts, rows, targets, weights) of the edges (``reverse``: the non-loop
+    edges reversed) grouped by the rank owning the row, in edge order within a group (a
+    stable counting sort; ``cuts``: the ranks' row ranges)."""
+    parts = cuts.shape[0] - 1
+    m = s.shape[0]
+    owner = np.empty(m, dtype=np.int32)
+    sent = np.zeros(parts, dtype=np.int64)
+    for i in range(m):
+        row = d[i] if reverse else s[i]
+        if reverse and s[i] == d[i]:
+            owner[i] = -1
+            continue
+        r = 0
+        while cuts[r + 1] <= row:  # ranks are few: a scan
+            r += 1
+        owner[i] = r
+        sent[r] += 1
+    at = np.zeros(parts, dtype=np.int64)
+    for r in range(1, parts):
+        at[r] = at[r - 1] + sent[r - 1]
+    total = at[parts - 1] + sent[parts - 1]
+    rows = np.empty(total, dtype=s.dtype)
+    targets = np.empty(total, dtype=s.dtype)
+    weights = np.empty(total if has_w else 0, dtype=np.float64)
+    for i in range(m):
+        r = owner[i]
+        if r < 0:
+            continue
+        k = at[r]
+        rows[k] = d[i] if reverse else s[i]
+        targets[k] = s[i] if reverse else d[i]
+        if has_w:
+            weights[k] = w[i]
+        at[r] = k + 1
+    return sent, rows, targets, weights
 
 
 def _share_problem(shares, rank, lead, cols, buf, path, first_line, weighted):
