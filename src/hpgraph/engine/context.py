@@ -45,6 +45,7 @@ __all__ = [
     "AGG_MIN",
     "AGG_MAX",
     "COUNTERS",
+    "LIST_BASE",
     "COMBINED_MODE",
     "LISTED_MODE",
     "describe",
@@ -68,6 +69,9 @@ COUNTERS = (
     "direct",  # messages sent with ctx.send
     "candidates",  # length of the candidate list for the next superstep
 )
+#: The slot after the counters in ``ctx.counters``: where the calling part's sender list
+#: starts in ``senders`` (its ``lo``; a dense superstep's chunk start, docs/engine.md).
+LIST_BASE = len(COUNTERS)
 
 #: Arrays of the context. Each is held as a borrowed-array descriptor ``(address, shape,
 #: dtype zero)`` in the field ``<name>_d`` and read back as ``ctx.<name>``, an array view
@@ -95,7 +99,7 @@ ARRAYS = (
     "agg_partial",
     "agg_value",
     # engine bookkeeping: sender and candidate lists (part p uses [lo_p, hi_p)),
-    # this part's counters (a private cache line)
+    # this part's counters and its LIST_BASE (a private cache line)
     "senders",
     "candidates",
     "next_candidates",
@@ -268,9 +272,9 @@ def _broadcast(ctx, v, m, kind):
     # A second broadcast by the same vertex in one superstep replaces the first.
     sending = ctx.sending
     if sending[v] == SEND_NONE:
-        # part p keeps its senders in senders[lo_p : lo_p + count]
+        # part p keeps its senders in senders[base : base + count] (base: its lo)
         c = ctx.counters
-        ctx.senders[ctx.lo + c[2]] = v
+        ctx.senders[c[LIST_BASE] + c[2]] = v
         c[2] += 1
     ctx.outbox[v] = m
     sending[v] = kind

@@ -68,6 +68,12 @@ class Runtime(ABC):
         """``array`` with every part's range filled in (one process: already is)."""
         return array
 
+    def mirror(self, array: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+        """Like ``gather``, for the per-superstep hand-over of a dense superstep's
+        broadcasts (every process pulls along whole in-rows); what moved is reported by
+        ``exchanged`` (one process: ``array`` itself, nothing moves)."""
+        return self.gather(array, offsets)
+
     def exchanged(self) -> tuple[int, int]:
         """(values, bytes) moved between processes by the last ``deliver``, summed over
         processes (one process: nothing moves)."""

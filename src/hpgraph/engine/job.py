@@ -25,12 +25,14 @@ from hpgraph.engine.context import (
     AGG_SUM,
     COMBINED_MODE,
     COUNTERS,
+    LIST_BASE,
     LISTED_MODE,
     VertexContext,
     describe,
 )
 from hpgraph.engine.contract import resolve
 from hpgraph.engine.program import VertexProgram
+from hpgraph.engine.schedule import chunk_cuts
 from hpgraph.engine.stats import JobStats, SuperstepStats
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph.csr import Graph
@@ -185,7 +187,7 @@ class _Job:
         self.all_val = _typed_lists(parts, item_type)
         self.part_fields = [
             {
-                "counters_d": describe(self.counter_rows[p, : len(COUNTERS)]),
+                "counters_d": describe(self.counter_rows[p, : LIST_BASE + 1]),
                 "agg_partial_d": describe(self.agg_rows[p, :nagg]),
                 "direct_dst": self.all_dst[p],
                 "direct_val": self.all_val[p],
@@ -210,6 +212,16 @@ class _Job:
         )
         self.offsets = offsets
         self.in_csr = None
+        # Dense supersteps (docs/engine.md): possible when the combiner has an identity
+        # and delivery may read in-edges; taken when every vertex is awake and broadcast.
+        self.dense_ok = (
+            program.dense
+            and program.combined
+            and program.edge_message is None
+            and self.kernels._HAS_IDENTITY
+            and rt.pull_allowed
+        )
+        self.pulled = None  # the broadcasts a dense superstep pulls
         self._warm_up()
         rt.prepare(self)
         self.setup_s = time.perf_counter() - t0
@@ -245,7 +257,7 @@ class _Job:
         """Compile (or load from the cache) before the clock starts, and keep each
         kernel's entry point; an empty range runs nothing, so this touches no state."""
         k, prog = self.kernels, self.program
-        scratch = np.zeros(len(COUNTERS), dtype=np.int64)
+        scratch = np.zeros(LIST_BASE + 1, dtype=np.int64)
         empty = self.base._replace(lo=0, hi=0, counters_d=describe(scratch))
         self.compute_part = codegen.entry_point(prog, k.compute_part, empty, False)
         zeros = np.zeros(self.partition.parts, dtype=np.int64)
@@ -255,9 +267,58 @@ class _Job:
             self.deliver_combined = codegen.entry_point(
                 prog, k.deliver_combined, empty, False, False, 0, n, *dargs
             )
+        if self.dense_ok:
+            self._prepare_dense(empty)
         else:
             self.deliver_count = codegen.entry_point(prog, k.deliver_count, empty, False, *dargs)
             self.deliver_fill = codegen.entry_point(prog, k.deliver_fill, empty, 0, False, *dargs)
+
+    def _prepare_dense(self, empty):
+        """Chunks of this process's vertices (balanced by in-edges, which a dense
+        superstep walks), per-chunk aggregator rows, and the compiled dense kernels."""
+        k, prog = self.kernels, self.program
+        local = list(self.rt.local_parts)
+        lo, hi = int(self.offsets[local[0]]), int(self.offsets[local[-1] + 1])
+        in_ip, in_ix, _ = self.edge_arrays(True)
+        self.chunks = chunk_cuts(in_ip, lo, hi, len(local))
+        self.next_chunk = np.zeros(1, dtype=np.int64)
+        self.chunk_aggs = np.zeros((self.chunks.shape[0] - 1, self.nagg), dtype=np.float64)
+        none = np.zeros(0, dtype=np.int64)
+        self.dense_part = codegen.entry_point(
+            prog,
+            k.dense_part,
+            empty,
+            self.a["outbox"],
+            in_ip,
+            in_ix,
+            none,
+            self.next_chunk,
+            self.chunk_aggs[:0],
+        )
+        self.relist_part = codegen.entry_point(prog, k.relist_part, empty)
+
+    def _compute(self, ss, dense):
+        """The compute phase of superstep ``ss``: the dense kernel (threads take chunks)
+        or every part's compute over its own range."""
+        if not dense:
+            return self.rt.run_parts(
+                self.compute_part, lambda p, first=(ss == 0): (self.ctx(p), first)
+            )
+        in_ip, in_ix, _ = self.edge_arrays(True)
+        self.next_chunk[0] = 0
+        self.chunk_aggs[:] = self.agg_identity
+        args = (self.pulled, in_ip, in_ix, self.chunks, self.next_chunk, self.chunk_aggs)
+        return self.rt.run_parts(self.dense_part, lambda p: (self.ctx(p), *args))
+
+    def _pass_dense(self):
+        """Hand this superstep's broadcasts to the next (dense) superstep: it reads them
+        as ``pulled`` (every process's values: the runtime's ``mirror``) while its
+        compute writes the other outbox buffer (one more message slot per vertex)."""
+        sent = self.a["outbox"]
+        self.pulled = self.rt.mirror(sent, self.offsets)
+        spare = self.a.get("outbox_spare")
+        self.a["outbox_spare"] = sent
+        self.set_array("outbox", spare if spare is not None else np.empty_like(sent))
 
     def edge_arrays(self, pull):
         """In-edges for pull (built on first need), or the out-CSR as a placeholder."""
@@ -280,6 +341,7 @@ class _Job:
         show = _Progress(max_supersteps) if progress and rt.is_root else None
         stopped_by = "halt"
         ss = 0
+        dense = False  # whether superstep ss pulls the last one's broadcasts in one pass
         t_start = time.perf_counter()
         try:
             while True:
@@ -289,20 +351,34 @@ class _Job:
                 t0 = time.perf_counter()
                 self.base = self.base._replace(superstep=ss)
                 self.agg_rows[:, : self.nagg] = self.agg_identity
-                comp = rt.run_parts(
-                    self.compute_part, lambda p, first=(ss == 0): (self.ctx(p), first)
-                )
-
+                comp = self._compute(ss, dense)
                 tot = rt.allreduce(counters.sum(axis=0))
-                agg = self._reduce_aggregators()
+                agg = self._reduce_aggregators(self.chunk_aggs if dense else None)
                 messages = int(tot[_C["sender_edges"]] + tot[_C["direct"]])
                 pull = rt.pull_allowed and int(tot[_C["sender_edges"]]) > (
                     self.pull_share * m_stored
                 )
-                mode = "-" if messages == 0 else ("pull" if pull else "push")
+                was_dense = dense
+                # every vertex awake, every edge carrying a broadcast (vertices without
+                # out-edges need not send): the next superstep pulls them
+                dense = (
+                    self.dense_ok
+                    and messages > 0
+                    and int(tot[_C["sender_edges"]]) == graph.num_stored_edges
+                    and int(tot[_C["awake"]]) == graph.n
+                    and int(tot[_C["direct"]]) == 0
+                )
+                mode = "-" if messages == 0 else ("dense" if dense else "pull" if pull else "push")
                 deliver = []
-                if messages:
-                    deliver = rt.deliver(self, pull)
+                if dense:
+                    t1 = time.perf_counter()
+                    self._pass_dense()
+                    deliver = [(None, time.perf_counter() - t1)] * len(comp)
+                else:
+                    if was_dense:  # back to lists: rebuild them from the flags
+                        rt.run_parts(self.relist_part, lambda p: (self.ctx(p),))
+                    if messages:
+                        deliver = rt.deliver(self, pull)
                 t2 = time.perf_counter()
 
                 # next superstep's candidates are the ones gathered now
@@ -335,8 +411,10 @@ class _Job:
             stopped_by=stopped_by,
         )
 
-    def _reduce_aggregators(self):
-        partial = self.agg_rows[:, : self.nagg]
+    def _reduce_aggregators(self, rows=None):
+        """This superstep's aggregator values over all parts (or the given partial rows,
+        in order) and processes."""
+        partial = self.agg_rows[:, : self.nagg] if rows is None else rows
         out = self.agg_identity.copy()
         for i, name in enumerate(self.program.aggregators):
             col = partial[:, i]

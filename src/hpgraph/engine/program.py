@@ -45,6 +45,7 @@ class VertexProgram:
     aggregators: tuple[str, ...]
     params: tuple[str, ...]
     initial: Any
+    dense: bool = True
 
     @property
     def combined(self) -> bool:
@@ -74,6 +75,7 @@ def vertex_program(
     params=(),
     initial=0,
     name: str | None = None,
+    dense: bool = True,
 ):
     """Declare a vertex program (Pregel / Hama Graph ``compute``).
 
@@ -88,7 +90,11 @@ def vertex_program(
     slot (``"sum"``, ``"min"``, ``"max"``): ``ctx.aggregate(i, x)`` in superstep s,
     ``ctx.aggregated(i)`` in s + 1. ``params`` names float64 run-time parameters, read as
     ``ctx.params[i]`` (so one compiled kernel serves every value). ``initial`` is every
-    vertex's first value.
+    vertex's first value. ``dense`` (default on) lets the engine run a superstep whose
+    every vertex is awake and broadcast a plain value as one pull pass (a "dense
+    superstep", docs/engine.md) when the combiner is ``"sum"``, ``"min"`` or ``"max"`` on
+    scalars; ``False`` keeps the general delivery (the same results, up to the order of
+    a sum's terms).
 
     Usable as ``@vertex_program(...)`` or ``vertex_program(fn, ...)``.
     """
@@ -118,6 +124,7 @@ def vertex_program(
             aggregators=tuple(aggregators),
             params=tuple(params),
             initial=initial,
+            dense=bool(dense),
         )
 
     return make if compute is None else make(compute)

@@ -16,7 +16,9 @@ class SuperstepStats:
     messages_remote: int  #: logical messages to another part
     bytes_local: int
     bytes_remote: int
-    mode: str  #: "push" (sparse) or "pull" (dense) delivery, "-" for none
+    #: "push" (sparse) or "pull" delivery, "dense" (pulled by the next superstep in its
+    #: one pass, docs/engine.md), "-" for none
+    mode: str
     compute_s: float  #: a part's compute time (mean over parts)
     communication_s: float  #: a part's message exchange and delivery time (mean)
     barrier_s: float  #: the rest of the superstep's wall time: waiting for the slowest

@@ -18,16 +18,32 @@ It runs in one of two directions, chosen per superstep by the engine (Ligra, Gem
 Both write only to the part's own vertices, so parts run in parallel without atomics.
 Without a combiner, messages are listed per receiver (CSR ``msg_ptr``/``msg_val``) in two
 passes (count, fill).
+
+A **dense** superstep (every vertex awake and every one broadcast a plain value, with a
+sum/min/max combiner) is one pass instead (``dense_part``): each vertex pulls the
+combination of its in-neighbours' last broadcasts and computes at once, with no flags
+read and no lists kept: the SpMV loop of SciPy and GAP. Threads take its chunks in turn.
 """
 
 import numpy as np
 from numba import njit
 
 from hpgraph.config import NUMBA_FLAGS
-from hpgraph.engine.context import ACTIVE, FINISHED, SEND_EDGES, SEND_NONE
+from hpgraph.engine.atomics import fetch_add
+from hpgraph.engine.context import (
+    ACTIVE,
+    AGG_MIN,
+    AGG_SUM,
+    FINISHED,
+    LIST_BASE,
+    SEND_EDGES,
+    SEND_NONE,
+)
 
 __all__ = [
     "compute_part",
+    "dense_part",
+    "relist_part",
     "merge_combined",
     "combine_runs",
     "emit_listed",
@@ -92,6 +108,7 @@ def compute_part(ctx, force_dense):
     ctx.direct_val.clear()
     ncand = c[_CANDIDATES]
     c[:] = 0
+    c[LIST_BASE] = lo
 
     computed = 0
     awake = 0
@@ -127,6 +144,89 @@ def compute_part(ctx, force_dense):
     c[_REMOTE] = (edges - local) + (ndirect - direct_local)
     c[_DIRECT] = ndirect
     c[_CANDIDATES] = awake
+
+
+@njit(**NUMBA_FLAGS)
+def dense_part(ctx, pulled, in_indptr, in_indices, chunks, next_chunk, chunk_aggs):
+    """A dense superstep, for the chunks [chunks[i], chunks[i+1]) this thread takes
+    (``fetch_add`` on ``next_chunk[0]``) until none is left: each vertex gets the
+    combination of its in-neighbours' values in ``pulled`` (the last superstep's
+    broadcasts, read along its whole in-row) as its message, then computes. Valid when
+    every vertex is awake and broadcast a plain value (so no flag is read, no list kept)
+    and the combiner has an identity. Aggregator partials are kept per chunk
+    (``chunk_aggs[i]``), so results do not depend on which thread took which chunk."""
+    c = ctx.counters
+    state, has_msg, inbox, sending = ctx.state, ctx.has_msg, ctx.inbox, ctx.sending
+    indptr, local_degree = ctx.indptr, ctx.local_degree
+    partial, ops = ctx.agg_partial, ctx.agg_ops
+    ctx.direct_dst.clear()
+    ctx.direct_val.clear()
+    c[:] = 0
+    computed = 0
+    awake = 0
+    senders = 0
+    edges = 0
+    local = 0
+    while True:
+        i = fetch_add(next_chunk, 0, 1)
+        if i >= chunks.shape[0] - 1:
+            break
+        clo, chi = chunks[i], chunks[i + 1]
+        c[_SENDERS] = 0  # _broadcast lists this chunk's senders from its start
+        c[LIST_BASE] = clo
+        for j in range(partial.shape[0]):
+            op = ops[j]
+            partial[j] = 0.0 if op == AGG_SUM else (np.inf if op == AGG_MIN else -np.inf)
+        for v in range(clo, chi):
+            k0 = in_indptr[v]
+            k1 = in_indptr[v + 1]
+            if k1 > k0:
+                acc = _IDENTITY
+                for k in range(k0, k1):
+                    acc = _combine(acc, pulled[in_indices[k]])
+                inbox[v] = acc
+                has_msg[v] = 1
+            sending[v] = SEND_NONE
+            _compute(ctx, v)
+            has_msg[v] = 0
+            if state[v] == ACTIVE:
+                awake += 1
+            if sending[v] != SEND_NONE:
+                edges += indptr[v + 1] - indptr[v]
+                local += local_degree[v]
+        computed += chi - clo
+        senders += c[_SENDERS]
+        chunk_aggs[i, :] = partial
+    ndirect = len(ctx.direct_dst)
+    c[LIST_BASE] = ctx.lo
+    c[_COMPUTED] = computed
+    c[_AWAKE] = awake
+    c[_SENDERS] = senders
+    c[_SENDER_EDGES] = edges
+    c[_LOCAL] = local
+    c[_REMOTE] = (edges - local) + ndirect
+    c[_DIRECT] = ndirect
+    c[_CANDIDATES] = awake
+
+
+@njit(**NUMBA_FLAGS)
+def relist_part(ctx):
+    """This part's sender list and awake list (the next candidates), rebuilt from the
+    flags after a dense superstep, which keeps neither, as ``compute_part`` leaves them."""
+    lo, hi = ctx.lo, ctx.hi
+    state, sending = ctx.state, ctx.sending
+    senders, nxt = ctx.senders, ctx.next_candidates
+    nsent = 0
+    awake = 0
+    for v in range(lo, hi):
+        if sending[v] != SEND_NONE:
+            senders[lo + nsent] = v
+            nsent += 1
+        if state[v] == ACTIVE:
+            nxt[lo + awake] = v
+            awake += 1
+    ctx.counters[_SENDERS] = nsent
+    ctx.counters[_CANDIDATES] = awake
 
 
 @njit(**NUMBA_FLAGS, inline="always")

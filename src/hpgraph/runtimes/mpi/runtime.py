@@ -202,6 +202,15 @@ class MPIRuntime(Runtime):
         mine = np.ascontiguousarray(array[lo:hi])
         return allgatherv(self.comm, self.rowtypes, (mine,), counts)[0]
 
+    def mirror(self, array, offsets):
+        """Every rank's range of ``array`` on every rank (``Allgatherv``): a dense
+        superstep pulls along whole in-rows. Each rank receives the n - own values it
+        lacks, (ranks - 1) * n in all."""
+        out = self.gather(array, offsets)
+        moved = (self.size - 1) * int(array.shape[0])
+        self._moved = (moved, moved * (array.nbytes // max(array.shape[0], 1)))
+        return out
+
     def prepare(self, job):
         self.node_topology()
         self._delivery = VertexDelivery(self, job)

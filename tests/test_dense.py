@@ -1,0 +1,201 @@
+"""Dense supersteps and chunked scheduling (docs/engine.md, "Dense supersteps"): a
+superstep whose every vertex is awake and broadcast runs as one pull pass over in-edges,
+threads taking edge-balanced chunks in turn. Its results must equal the general delivery
+(push or pull) on seeded graphs of several shapes.
+
+Tolerance: min/max combiners are exact (order does not matter). Sums are compared with
+rtol 1e-12: the dense pass adds a vertex's messages in in-row order and each chunk's
+aggregator partial apart, push adds them in sender order and per part, so the last bits
+of a float sum differ (a few ulps per iteration; PageRank here: below 1e-15), while a
+real mistake (a lost or doubled message) moves a rank by at least 1/(n * degree), far
+above 1e-12.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from conftest import SEED, SHAPES, make_shape
+from hpgraph import config
+from hpgraph.algorithms.pagerank import PAGERANK
+from hpgraph.engine import run, vertex_program
+from hpgraph.engine.schedule import balanced_cuts, chunk_cuts
+from hpgraph.generators import kronecker
+from hpgraph.graph import Graph
+
+
+def _power_law_star(directed):
+    """Two hubs joined to most vertices, a sparse random rest, isolated vertices, self
+    loops and sinks: one chunk can hold a whole hub."""
+    rng = np.random.default_rng(SEED)
+    n = 3000
+    leaves = np.arange(2, 2600)
+    src = np.concatenate([np.zeros(leaves.size, np.int64), leaves, rng.integers(0, 2600, 4000)])
+    dst = np.concatenate([leaves, np.ones(leaves.size, np.int64), rng.integers(0, 2600, 4000)])
+    src = np.concatenate([src, np.arange(10, 20)])  # self loops
+    dst = np.concatenate([dst, np.arange(10, 20)])
+    return Graph.from_edges(src, dst, n=n, directed=directed, name="power_law_star")
+
+
+def _graphs():
+    out = [make_shape(s, d, False) for s in SHAPES for d in (True, False)]
+    out += [_power_law_star(True), _power_law_star(False), kronecker(9, 8, seed=SEED)]
+    return [pytest.param(g, id=f"{g.name}-{'dir' if g.directed else 'und'}") for g in out]
+
+
+GRAPHS = _graphs()
+
+
+def _pagerank(g, program, threads, iterations=12):
+    job = run(program, g, params={"damping": 0.85, "iterations": iterations},
+              values=np.full(g.n, 1.0 / max(g.n, 1)), max_supersteps=iterations + 1,
+              threads=threads)  # fmt: skip
+    return job
+
+
+@pytest.fixture
+def push_only(monkeypatch):
+    """General delivery runs push-style whatever the frontier."""
+    monkeypatch.setattr(config, "PUSH_PULL_THRESHOLD_FULL_SCAN", 2.0)
+
+
+@pytest.mark.parametrize("g", GRAPHS)
+def test_pagerank_dense_equals_pull_and_push(g, threads, monkeypatch):
+    general = dataclasses.replace(PAGERANK, dense=False)
+    dense = _pagerank(g, PAGERANK, threads)
+    pull = _pagerank(g, general, threads)
+    monkeypatch.setattr(config, "PUSH_PULL_THRESHOLD_FULL_SCAN", 2.0)
+    push = _pagerank(g, general, threads)
+    for other in (pull, push):
+        np.testing.assert_allclose(dense.values, other.values, rtol=1e-12, atol=1e-15)
+        assert dense.supersteps == other.supersteps
+        assert [r.messages for r in dense.stats.supersteps] == [
+            r.messages for r in other.stats.supersteps
+        ]
+    modes = {r.mode for r in dense.stats.supersteps}
+    if g.num_stored_edges:
+        assert "dense" in modes and "dense" not in {r.mode for r in pull.stats.supersteps}
+        assert {r.mode for r in push.stats.supersteps} <= {"push", "-"}
+    if g.n:
+        assert abs(dense.values.sum() - 1.0) < 1e-9
+
+
+def test_pagerank_dense_is_deterministic(threads):
+    g = kronecker(10, 8, seed=SEED)
+    a = _pagerank(g, PAGERANK, threads).values
+    for _ in range(3):
+        np.testing.assert_array_equal(_pagerank(g, PAGERANK, threads).values, a)
+
+
+# --- min/max combiners, and leaving dense supersteps ---------------------------------
+def _spread(ctx, v):
+    """Every vertex broadcasts for `params[0]` supersteps (dense), then only vertices
+    with an even label keep sending for two more (general delivery, from the lists the
+    engine rebuilds), then all halt; value: the smallest label seen."""
+    if ctx.superstep == 0:
+        ctx.value[v] = (v * 7919) % 1009
+    elif ctx.has_message(v):
+        ctx.value[v] = min(ctx.value[v], ctx.message(v))
+    k = np.int64(ctx.params[0])
+    if ctx.superstep < k or (ctx.superstep < k + 2 and ctx.value[v] % 2 == 0):
+        ctx.send_to_all(v, ctx.value[v])
+    if ctx.superstep >= k + 2:
+        ctx.vote_to_halt(v)
+
+
+def _largest(ctx, v):
+    if ctx.superstep == 0:
+        ctx.value[v] = -((v * 31) % 97)
+    elif ctx.has_message(v):
+        ctx.value[v] = max(ctx.value[v], ctx.message(v))
+    if ctx.superstep < 4:
+        ctx.send_to_all(v, ctx.value[v])
+    else:
+        ctx.vote_to_halt(v)
+
+
+SPREAD = vertex_program(_spread, value=np.int64, message=np.int64, combiner="min",
+                        params=("k",))  # fmt: skip
+LARGEST = vertex_program(_largest, value=np.float64, message=np.float64, combiner="max")
+
+
+@pytest.mark.parametrize("g", GRAPHS)
+def test_min_max_dense_equal_general_exactly(g, threads, monkeypatch):
+    for prog, params in ((SPREAD, {"k": 3}), (LARGEST, None)):
+        dense = run(prog, g, params=params, threads=threads)
+        general = run(dataclasses.replace(prog, dense=False), g, params=params, threads=threads)
+        monkeypatch.setattr(config, "PUSH_PULL_THRESHOLD_FULL_SCAN", 2.0)
+        push = run(dataclasses.replace(prog, dense=False), g, params=params, threads=threads)
+        monkeypatch.undo()
+        np.testing.assert_array_equal(dense.values, general.values)
+        np.testing.assert_array_equal(dense.values, push.values)
+        assert dense.supersteps == general.supersteps
+        assert [r.active for r in dense.stats.supersteps] == [
+            r.active for r in general.stats.supersteps
+        ]
+
+
+def test_dense_needs_every_edge_and_every_vertex():
+    """A superstep where some vertex with out-edges did not broadcast, or a vertex
+    halted, or a direct send was made, is delivered the general way."""
+    g = make_shape("random", True, False)
+
+    def some_quiet(ctx, v):
+        if ctx.superstep < 3 and (ctx.superstep == 0 or v != 5):
+            ctx.send_to_all(v, 1.0)
+        if ctx.superstep == 1:
+            ctx.send(0, 1.0)
+        ctx.value[v] += ctx.message(v) if ctx.has_message(v) else 0.0
+        if ctx.superstep >= 3:
+            ctx.vote_to_halt(v)
+
+    prog = vertex_program(some_quiet, combiner="sum")
+    modes = [r.mode for r in run(prog, g, threads=2).stats.supersteps]
+    assert modes[0] == "dense" and modes[1] != "dense" and modes[2] != "dense"
+
+
+def test_vector_messages_and_edge_functions_take_the_general_path():
+    g = make_shape("random", False, True)
+
+    def vec(ctx, v):
+        if ctx.superstep == 0:
+            ctx.send_to_all(v, np.ones(2))
+        ctx.vote_to_halt(v)
+
+    def weighted(ctx, v):
+        if ctx.superstep == 0:
+            ctx.send_along_edges(v, 1.0)
+        ctx.vote_to_halt(v)
+
+    progs = (
+        vertex_program(vec, value=np.float64, message=(np.float64, 2), combiner="sum"),
+        vertex_program(weighted, combiner="sum", edge_message=lambda m, w: m * w),
+    )
+    for prog in progs:
+        assert run(prog, g, threads=2).stats.supersteps[0].mode == "pull"
+
+
+# --- chunks ---------------------------------------------------------------------------
+def test_balanced_cuts_split_work_evenly():
+    g = _power_law_star(False)
+    cuts = balanced_cuts(g.indptr, 0, g.n, 4)
+    assert cuts[0] == 0 and cuts[-1] == g.n and np.all(np.diff(cuts) >= 0)
+    work = 8.0 * np.diff(cuts) + np.diff(g.indptr[cuts])
+    hub = g.out_degree().max()
+    assert work.max() - work.min() <= 2 * (hub + 8)  # uneven only by a row
+
+
+@pytest.mark.parametrize("threads_", [1, 2, 7])
+@pytest.mark.parametrize("lo_hi", [(0, 3000), (100, 2500), (5, 6), (7, 7)])
+def test_chunk_cuts_cover_the_range(threads_, lo_hi):
+    g = _power_law_star(True)
+    lo, hi = lo_hi
+    cuts = chunk_cuts(g.indptr, lo, hi, threads_)
+    assert cuts[0] == lo and cuts[-1] == hi
+    if hi > lo:
+        assert np.all(np.diff(cuts) > 0)  # no empty chunk
+        # about 8 per thread: fewer only where a hub's row fills several chunks' share
+        assert cuts.size - 1 >= min(hi - lo, 4 * threads_)
