@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from conftest import MPIEXEC, NO_MPI, SEED, run_mpi
@@ -84,6 +86,23 @@ def _files(folder):
     add("nan_weight.el", rows(lambda i, a, b: f"{a} {b} {'nan' if i == m - 5 else 2}\n"))
     add("two_commas.csv", "1,2\n" * 1000 + "3,,4\n" + "5,6\n" * 1000)
     add("unweighted.el", (folder / "dense.el").read_text(), weighted=True)
+
+    def table(name, groups=700, **cols):  # a Parquet file of several row groups
+        pq.write_table(pa.table(cols), folder / name, row_group_size=groups)
+        cases.append({"file": name, "kw": {}})
+
+    table("ints.parquet", src=s, dst=d, weight=w)
+    table("few_groups.parquet", groups=2000, src=s * 7, dst=d)  # fewer groups than ranks
+    table("names.parquet", source=[f"u{a}" for a in s], target=pa.array(
+        [f"v{b}" for b in d]).dictionary_encode())  # fmt: skip
+    table("int_and_str.parquet", src=s, dst=[f"{b:04d}" for b in d])
+    nulls = pa.array([None if i == 2500 else int(a) for i, a in enumerate(s)])
+    table("null_id.parquet", src=nulls, dst=d)  # error: row 2501, in the fourth group
+    table("nan_weight.parquet", src=s, dst=d, weight=np.where(np.arange(m) == 1999, np.nan, w))
+    table("float_ids.parquet", src=s * 1.0, dst=d)  # error: ids must be integers or strings
+    pq.write_table(pa.table({"src": pa.array([], pa.int64()), "dst": pa.array([], pa.int64())}),
+                   folder / "no_rows.parquet")  # fmt: skip
+    cases.append({"file": "no_rows.parquet", "kw": {}})
     (folder / "cases.json").write_text(json.dumps(cases))
     return cases
 
@@ -97,10 +116,12 @@ def test_parallel_read_equals_the_one_process_read(tmp_path, ranks):
     assert f"INGEST OK on {ranks} ranks: {len(cases)} files" in out.stdout
     errors = [line for line in out.stdout.splitlines() if line.startswith("ERROR")]
     # every error names its file and, where there is one, the line
-    assert len(errors) == 7, errors
+    assert len(errors) == 11, errors
     assert any("ragged_mid.el:1501:" in e for e in errors), errors
     assert any(f"bad_weight.el:{2 * 3000 // 3 + 1}:" in e for e in errors), errors
     assert any("two_commas.csv:1001:" in e for e in errors), errors
+    assert any("null_id.parquet: column 'src' is null in row 2501" in e for e in errors)
+    assert any("nan_weight.parquet: weight column 'weight' is NaN in row 2000" in e for e in errors)
 
 
 @pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)

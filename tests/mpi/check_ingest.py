@@ -1,5 +1,6 @@
 """Run under ``mpiexec -n P`` with a folder of edge lists written by tests/test_ingest.py:
-every rank parses its share of each file (:func:`read_edgelist_mpi`) and must get the
+every rank parses its share of each file (:func:`read_edgelist_mpi`, Parquet files by
+:func:`read_parquet_mpi`) and must get the
 graph the one-process reader gets, bit for bit, or the same one-line error on every rank
 (printed as ``ERROR <name>: <message>``)."""
 
@@ -13,8 +14,8 @@ import numpy as np
 from mpi4py import MPI
 
 from hpgraph.errors import GraphFormatError
-from hpgraph.io import read_edgelist
-from hpgraph.runtimes.mpi.ingest import read_edgelist_mpi
+from hpgraph.io import read_edgelist, read_parquet
+from hpgraph.runtimes.mpi.ingest import read_edgelist_mpi, read_parquet_mpi
 
 comm = MPI.COMM_WORLD
 folder = Path(sys.argv[1])
@@ -39,12 +40,13 @@ def same(a, b):
 for case in cases:
     path = folder / case["file"]
     kw = case.get("kw", {})
+    parquet = path.suffix == ".parquet"
     try:
-        want = read_edgelist(path, **kw)
+        want = (read_parquet if parquet else read_edgelist)(path, **kw)
     except GraphFormatError as e:
         want = e
     try:
-        got = read_edgelist_mpi(path, comm, **kw)
+        got = (read_parquet_mpi if parquet else read_edgelist_mpi)(path, comm, **kw)
     except GraphFormatError as e:
         got = e
     messages = comm.allgather(str(got) if isinstance(got, Exception) else None)

@@ -1,5 +1,7 @@
-"""Parallel ingest on the MPI runtime: every rank parses its own share of a text edge list
-and the ranks assemble the same graph that :func:`hpgraph.io.read_edgelist` reads.
+"""Parallel ingest on the MPI runtime: every rank reads its own share of a text edge list
+(or of a Parquet file's row groups) and the ranks assemble the same graph that
+:func:`hpgraph.io.read_edgelist` (:func:`~hpgraph.io.read_parquet`) reads. Steps 3-5 are
+:mod:`hpgraph.runtimes.mpi.assemble`.
 
 1. **Shares.** Rank r reads bytes ``[r * size / P, (r + 1) * size / P)`` of the file, both
    ends moved to line starts (:mod:`hpgraph.io.shares`); an ``Exscan`` of the shares'
@@ -35,31 +37,24 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-from numba import njit
+import pyarrow.parquet as pq
 
-from hpgraph.config import NUMBA_FLAGS
 from hpgraph.errors import GraphFormatError
-from hpgraph.graph.build import build_csr
-from hpgraph.graph.csr import Graph, index_dtype
-from hpgraph.graph.partition import range_cuts
+from hpgraph.graph.csr import Graph
 from hpgraph.io import _tokenize
 from hpgraph.io._ids import (
-    fits_bitmap,
-    ids_from_present,
-    ids_from_sorted,
     is_int_type,
-    sorted_unique_strings,
-    strings_from_sorted,
 )
 from hpgraph.io._text import arrow_columns, diagnose, graph_name
 from hpgraph.io.binary import source_info
 from hpgraph.io.edgelist import read_edgelist
 from hpgraph.io.load import cached_graph, detect_format, load_graph, write_cache
+from hpgraph.io.parquet import edge_columns, parquet_columns, read_parquet
 from hpgraph.io.shares import read_share
-from hpgraph.runtimes.mpi.buffers import RowTypes, allgatherv, alltoallv
+from hpgraph.runtimes.mpi.assemble import build_rows, renumber
 from hpgraph.runtimes.mpi.comm import load_mpi
 
-__all__ = ["read_edgelist_mpi", "load_graph_mpi"]
+__all__ = ["read_edgelist_mpi", "read_parquet_mpi", "load_graph_mpi"]
 
 
 def _problem(exc: GraphFormatError):
@@ -151,104 +146,69 @@ def read_edgelist_mpi(
             src, dst, w = arrow_columns(norm, cols, keep, str_ids=True)
         kinds = {"str"}
     del norm
-    s, d, ids, n = _renumber(comm, MPI, src, dst, kinds == {"int"} or not kinds)
+    s, d, ids, n = renumber(comm, MPI, src, dst, kinds == {"int"} or not kinds)
     del src, dst
-    indptr, indices, w = _build(comm, MPI, s, d, w if weighted else None, n, directed)
+    indptr, indices, w = build_rows(comm, MPI, s, d, w if weighted else None, n, directed)
     return Graph(indptr, indices, w, directed=directed, ids=ids, name=name)
 
 
-def _build(comm, MPI, s, d, w, n, directed):
-    """The CSR that :meth:`Graph.from_edges` builds from every rank's edges in rank order,
-    each rank building the rows of its own range (:func:`~hpgraph.graph.partition.
-    range_cuts` of the global row counts, the MPI runtime's partition): the half-edges
-    go to their rows' owners in two ``Alltoallv`` streams, forward edges then reversed
-    ones, each in file order, which is the order ``from_edges`` scatters them in; the
-    rows are then gathered on every rank."""
+def read_parquet_mpi(
+    path,
+    comm=None,
+    *,
+    directed: bool = False,
+    weighted: bool | None = None,
+    allow_empty: bool = False,
+    name: str | None = None,
+) -> Graph:
+    """:func:`hpgraph.io.read_parquet` with the ranks of ``comm`` (default: every rank)
+    each reading a contiguous run of the file's row groups, then renumbering and building
+    rows as :func:`read_edgelist_mpi` does. A file of fewer row groups than ranks leaves
+    some ranks without rows to read. Collective; the same graph, or error, everywhere."""
+    MPI = load_mpi()
+    comm = MPI.COMM_WORLD if comm is None else comm
     rank, size = comm.Get_rank(), comm.Get_size()
-    idt = index_dtype(n)
-    s, d = s.astype(idt, copy=False), d.astype(idt, copy=False)
-    has_w = w is not None
-    w = w if has_w else np.empty(0, dtype=np.float64)
-    counts = _row_counts(s, d, n, not directed)
-    comm.Allreduce(MPI.IN_PLACE, counts, op=MPI.SUM)
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
-    del counts
-    cuts = range_cuts(indptr, size)
-    lo, hi = int(cuts[rank]), int(cuts[rank + 1])
-    types = RowTypes(MPI)
+    name = graph_name(path) if name is None else name
+    if size == 1:
+        try:
+            g, problem = (
+                read_parquet(
+                    path, directed=directed, weighted=weighted, allow_empty=allow_empty, name=name
+                ),
+                None,
+            )
+        except GraphFormatError as e:
+            g, problem = None, _problem(e)
+        _agree(comm, path, problem)
+        return g
+    src = dst = w = None
+    problem = None
     try:
-        mine = []  # forward edges, then (undirected) the reversed non-loops
-        for reverse in (False, True) if not directed else (False,):
-            sent, rows, targets, weights = _by_owner(cuts, s, d, w, has_w, reverse)
-            arrays = [rows, targets] + ([weights] if has_w else [])
-            mine.append(alltoallv(comm, types, arrays, sent)[0])
-            del rows, targets, weights
-        del s, d, w
-        rows = np.concatenate([m[0] for m in mine]) - np.asarray(lo, dtype=idt)
-        targets = np.concatenate([m[1] for m in mine])
-        weights = np.concatenate([m[2] for m in mine]) if has_w else None
-        del mine
-        # one thread: the node's cores run its ranks
-        _, indices, weights = build_csr(
-            rows, targets, weights, hi - lo, idt, undirected=False, threads=1
-        )
-        del rows, targets
-        sizes = indptr[cuts[1:]] - indptr[cuts[:-1]]
-        got = allgatherv(comm, types, [indices] + ([weights] if has_w else []), sizes)
-    finally:
-        types.free()
-    return indptr, got[0], got[1] if has_w else None
-
-
-@njit(**NUMBA_FLAGS)
-def _row_counts(s, d, n, undirected):
-    """Entries of each row from these edges (undirected: non-loops in both rows)."""
-    counts = np.zeros(n, dtype=np.int64)
-    for i in range(s.shape[0]):
-        counts[s[i]] += 1
-        if undirected and s[i] != d[i]:
-            counts[d[i]] += 1
-    return counts
-
-
-@njit(**NUMBA_FLAGS)
-def _by_owner(cuts, s, d, w, has_w, reverse):
-    """(per-rank counts, rows, targets, weights) of the edges (``reverse``: the non-loop
-    edges reversed) grouped by the rank owning the row, in edge order within a group (a
-    stable counting sort; ``cuts``: the ranks' row ranges)."""
-    parts = cuts.shape[0] - 1
-    m = s.shape[0]
-    owner = np.empty(m, dtype=np.int32)
-    sent = np.zeros(parts, dtype=np.int64)
-    for i in range(m):
-        row = d[i] if reverse else s[i]
-        if reverse and s[i] == d[i]:
-            owner[i] = -1
-            continue
-        r = 0
-        while cuts[r + 1] <= row:  # ranks are few: a scan
-            r += 1
-        owner[i] = r
-        sent[r] += 1
-    at = np.zeros(parts, dtype=np.int64)
-    for r in range(1, parts):
-        at[r] = at[r - 1] + sent[r - 1]
-    total = at[parts - 1] + sent[parts - 1]
-    rows = np.empty(total, dtype=s.dtype)
-    targets = np.empty(total, dtype=s.dtype)
-    weights = np.empty(total if has_w else 0, dtype=np.float64)
-    for i in range(m):
-        r = owner[i]
-        if r < 0:
-            continue
-        k = at[r]
-        rows[k] = d[i] if reverse else s[i]
-        targets[k] = s[i] if reverse else d[i]
-        if has_w:
-            weights[k] = w[i]
-        at[r] = k + 1
-    return sent, rows, targets, weights
+        cols, weighted = parquet_columns(path, weighted)
+        f = pq.ParquetFile(path)
+        groups = f.num_row_groups
+        mine = list(range(rank * groups // size, (rank + 1) * groups // size))
+        first_row = sum(f.metadata.row_group(i).num_rows for i in range(mine[0] if mine else 0))
+        if mine:
+            table = f.read_row_groups(mine, columns=cols)
+        else:
+            table = f.schema_arrow.empty_table().select(cols)
+        src, dst, w = edge_columns(table, cols, path, first_row)
+        del table
+    except (pa.ArrowInvalid, OSError) as e:
+        problem = (f"cannot read the Parquet data ({e})", None)
+    except GraphFormatError as e:
+        problem = _problem(e)
+    _agree(comm, path, problem)
+    if comm.allreduce(len(src)) == 0:
+        if not allow_empty:
+            raise GraphFormatError("no edges (the table has no rows)", path)
+        empty = np.empty(0, np.int32)
+        return Graph.from_edges(empty, empty, None, n=0, directed=directed, name=name)
+    s, d, ids, n = renumber(comm, MPI, src, dst, is_int_type(src.type))
+    del src, dst
+    indptr, indices, w = build_rows(comm, MPI, s, d, w, n, directed)
+    return Graph(indptr, indices, w, directed=directed, ids=ids, name=name)
 
 
 def _share_problem(shares, rank, lead, cols, buf, path, first_line, weighted):
@@ -297,42 +257,16 @@ def _convert(norm, cols, keep, rows, buf, path, first_line, weighted):
     return src, dst, w, kind, None
 
 
-def _to_int64(col):
-    if isinstance(col, pa.ChunkedArray):
-        col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
-    return np.asarray(col.cast(pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
-
-
-def _renumber(comm, MPI, src, dst, ints):
-    """(src, dst, ids, n): this rank's edges in the global numbering (the one-process
-    reader's: ids sorted)."""
-    if not ints:
-        local = sorted_unique_strings([src, dst]) if len(src) else pa.array([], pa.large_string())
-        uniq = sorted_unique_strings(comm.allgather(local))
-        return strings_from_sorted(src, dst, uniq)
-    src, dst = _to_int64(src), _to_int64(dst)
-    m = comm.allreduce(src.shape[0])
-    big = np.iinfo(np.int64)
-    lo = comm.allreduce(int(min(src.min(), dst.min())) if src.shape[0] else big.max, op=MPI.MIN)
-    hi = comm.allreduce(int(max(src.max(), dst.max())) if src.shape[0] else big.min, op=MPI.MAX)
-    if fits_bitmap(hi - lo + 1, m):
-        present = np.zeros(hi - lo + 1, dtype=np.uint8)
-        present[src - lo] = 1
-        present[dst - lo] = 1
-        comm.Allreduce(MPI.IN_PLACE, present, op=MPI.MAX)
-        return ids_from_present(src, dst, lo, present.view(np.bool_))
-    local = np.unique(np.concatenate([src, dst]))
-    return ids_from_sorted(src, dst, np.unique(np.concatenate(comm.allgather(local))))
-
-
 def load_graph_mpi(path, comm=None, *, format=None, directed=None, weighted=None, cache=True):
-    """:func:`hpgraph.io.load_graph` for the ranks of ``comm``: a text edge list without a
-    fresh cache is parsed in parallel (:func:`read_edgelist_mpi`) and rank 0 writes the
-    cache; other inputs and fresh caches are loaded by every rank, as before."""
+    """:func:`hpgraph.io.load_graph` for the ranks of ``comm``: a text edge list or a
+    Parquet file without a fresh cache is read in parallel (:func:`read_edgelist_mpi`,
+    :func:`read_parquet_mpi`) and rank 0 writes the cache; other inputs and fresh caches
+    are loaded by every rank, as before."""
     MPI = load_mpi()
     comm = MPI.COMM_WORLD if comm is None else comm
     fmt = format or detect_format(path)
-    if fmt != "edgelist" or str(path).endswith(".gz") or comm.Get_size() == 1:
+    parallel = fmt == "parquet" or (fmt == "edgelist" and not str(path).endswith(".gz"))
+    if not parallel or comm.Get_size() == 1:
         return load_graph(path, format=fmt, directed=directed, weighted=weighted, cache=cache)
     options = dict(format=fmt, directed=directed, weighted=weighted, allow_empty=False)
     src = None
@@ -344,7 +278,8 @@ def load_graph_mpi(path, comm=None, *, format=None, directed=None, weighted=None
         graph = cached_graph(path, src, options) if src is not None else None
         if comm.allreduce(graph is None, op=MPI.LOR) is False:
             return graph  # every rank found the same fresh cache
-    graph = read_edgelist_mpi(path, comm, directed=bool(directed), weighted=weighted)
+    read = read_edgelist_mpi if fmt == "edgelist" else read_parquet_mpi
+    graph = read(path, comm, directed=bool(directed), weighted=weighted)
     if cache and src is not None and comm.Get_rank() == 0:
         write_cache(graph, path, src, options)
     return graph
