@@ -272,3 +272,22 @@ def test_unsupported_feature_is_one_line_error(stores, text, match):
     with pytest.raises(InvalidArgumentError, match=match) as info:
         store.query(PREFIX + text)
     assert "\n" not in str(info.value)
+
+
+def test_sum_of_large_integers_is_exact(tmp_path):
+    """Integer sums that would overflow int64 are summed exactly (pyoxigraph's integers are
+    64-bit, so this is checked against Python's)."""
+    values = [2**62, 2**62, 3, -(2**61)]
+    lines = [f'<{EX}a> <{EX}v{i}> "{v}"^^<{XSD}integer> .' for i, v in enumerate(values)]
+    lines.append(f'<{EX}b> <{EX}v0> "1.5"^^<{XSD}decimal> .')
+    path = tmp_path / "big.nt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    tab = Store.load(path).query(
+        "SELECT ?s (SUM(?v) AS ?t) (AVG(?v) AS ?m) WHERE { ?s ?p ?v } GROUP BY ?s"
+    )
+    cols = [tab.column(v).to_pylist() for v in ("s", "t", "m")]
+    got = {s: (t, m) for s, t, m in zip(*cols, strict=True)}
+    total = sum(values)
+    assert got[f"<{EX}a>"][0] == f'"{total}"^^<{XSD}integer>'
+    assert _norm(got[f"<{EX}a>"][1]) == ("decimal", float(f"{total / 4:.12g}"))
+    assert tuple(map(_norm, got[f"<{EX}b>"])) == (("decimal", 1.5), ("decimal", 1.5))
