@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.csv as pcsv
 
 from hpgraph.errors import GraphFormatError
+from hpgraph.io._errors import file_errors
 from hpgraph.io._ids import is_int_type, is_string_type
 
 __all__ = ["read_bytes", "graph_name", "arrow_columns", "diagnose"]
@@ -35,20 +36,15 @@ _SPLIT = re.compile(r"[ \t\r]*,[ \t\r]*|[ \t\r]+")
 def read_bytes(path) -> bytes:
     """The file's bytes, gunzipped when the name ends in ``.gz``; a UTF-8 BOM is dropped."""
     p = Path(path)
-    try:
-        if p.name.endswith(".gz"):
-            with gzip.open(p, "rb") as f:
-                data = f.read()
-        else:
-            data = p.read_bytes()
-    except FileNotFoundError:
-        raise GraphFormatError("no such file", path) from None
-    except IsADirectoryError:
-        raise GraphFormatError("is a directory, not a graph file", path) from None
-    except (gzip.BadGzipFile, EOFError, zlib.error) as e:
-        raise GraphFormatError(f"not a valid gzip file ({e})", path) from None
-    except OSError as e:
-        raise GraphFormatError(f"cannot read the file: {e.strerror or e}", path) from None
+    with file_errors(path):
+        try:
+            if p.name.endswith(".gz"):
+                with gzip.open(p, "rb") as f:
+                    data = f.read()
+            else:
+                data = p.read_bytes()
+        except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+            raise GraphFormatError(f"not a valid gzip file ({e})", path) from None
     return data[3:] if data.startswith(_BOM) else data
 
 

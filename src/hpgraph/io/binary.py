@@ -29,6 +29,7 @@ import pyarrow as pa
 from hpgraph.errors import GraphFormatError
 from hpgraph.graph.csr import Graph
 from hpgraph.io._atomic import atomic_output
+from hpgraph.io._errors import file_errors
 
 __all__ = ["save_binary", "load_binary", "read_binary_header", "source_info", "FORMAT_VERSION"]
 
@@ -104,18 +105,14 @@ def read_binary_header(path) -> dict:
     """The JSON header of an ``.hpgc`` file, plus ``data_start`` (the arrays' base offset).
     Raises GraphFormatError if the file is missing or not a readable ``.hpgc`` file."""
     try:
-        with open(path, "rb") as f:
+        with file_errors(path, "an .hpgc file"), open(path, "rb") as f:
             head = f.read(16)
             if len(head) < 16 or head[:8] != _MAGIC:
                 raise GraphFormatError("not an hpgraph binary graph (.hpgc) file", path)
             (size,) = struct.unpack("<Q", head[8:])
             header = json.loads(f.read(size))
-    except FileNotFoundError:
-        raise GraphFormatError("no such file", path) from None
-    except IsADirectoryError:
-        raise GraphFormatError("is a directory, not an .hpgc file", path) from None
-    except OSError as e:
-        raise GraphFormatError(f"cannot read the file: {e.strerror or e}", path) from None
+    except GraphFormatError:
+        raise
     except (ValueError, UnicodeDecodeError) as e:  # json errors are ValueErrors
         raise GraphFormatError(f"damaged .hpgc header ({e})", path) from None
     if not isinstance(header, dict) or header.get("format") != "hpgc":

@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from hpgraph.errors import GraphFormatError
+from hpgraph.io._errors import file_errors
 
 __all__ = ["line_cut", "share_range", "read_share"]
 
@@ -54,17 +54,11 @@ def share_range(path, part: int, parts: int) -> tuple[int, int]:
 def read_share(path, part: int, parts: int) -> tuple[np.ndarray, int]:
     """``(bytes as uint8, start)`` of part ``part``'s share of ``path`` (a UTF-8 byte
     order mark at the start of the file is dropped, as the whole-file readers do)."""
-    try:
+    with file_errors(path):
         start, end = share_range(path, part, parts)
         with open(path, "rb") as f:
             f.seek(start)
             data = f.read(end - start)
-    except FileNotFoundError:
-        raise GraphFormatError("no such file", path) from None
-    except IsADirectoryError:
-        raise GraphFormatError("is a directory, not a graph file", path) from None
-    except OSError as e:
-        raise GraphFormatError(f"cannot read the file: {e.strerror or e}", path) from None
     if start == 0 and data.startswith(_BOM):
         data = data[3:]
     return np.frombuffer(data, dtype=np.uint8), start

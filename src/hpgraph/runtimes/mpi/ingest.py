@@ -73,6 +73,16 @@ def _agree(comm, path, problem):
             raise GraphFormatError(p[0], path, p[1])
 
 
+def _everyone(comm, read, path, **kw):
+    """``read(path, **kw)`` on every rank (the one-process reader), errors agreed."""
+    try:
+        graph, problem = read(path, **kw), None
+    except GraphFormatError as e:
+        graph, problem = None, _problem(e)
+    _agree(comm, path, problem)
+    return graph
+
+
 def _diagnosed(buf, path, first_line, **kw):
     """The problem :func:`~hpgraph.io._text.diagnose` finds in a share."""
     try:
@@ -99,17 +109,10 @@ def read_edgelist_mpi(
     rank, size = comm.Get_rank(), comm.Get_size()
     name = graph_name(path) if name is None else name
     if size == 1 or str(path).endswith(".gz"):
-        try:
-            g, problem = (
-                read_edgelist(
-                    path, directed=directed, weighted=weighted, allow_empty=allow_empty, name=name
-                ),
-                None,
-            )
-        except GraphFormatError as e:
-            g, problem = None, _problem(e)
-        _agree(comm, path, problem)
-        return g
+        return _everyone(
+            comm, read_edgelist, path, directed=directed, weighted=weighted,
+            allow_empty=allow_empty, name=name,
+        )  # fmt: skip
     buf, problem = np.empty(0, dtype=np.uint8), None
     try:
         buf, _ = read_share(path, rank, size)
@@ -170,17 +173,10 @@ def read_parquet_mpi(
     rank, size = comm.Get_rank(), comm.Get_size()
     name = graph_name(path) if name is None else name
     if size == 1:
-        try:
-            g, problem = (
-                read_parquet(
-                    path, directed=directed, weighted=weighted, allow_empty=allow_empty, name=name
-                ),
-                None,
-            )
-        except GraphFormatError as e:
-            g, problem = None, _problem(e)
-        _agree(comm, path, problem)
-        return g
+        return _everyone(
+            comm, read_parquet, path, directed=directed, weighted=weighted,
+            allow_empty=allow_empty, name=name,
+        )  # fmt: skip
     src = dst = w = None
     problem = None
     try:
