@@ -143,9 +143,12 @@ def _propagate(
     others use the dense ``score`` array (8 B per label) and the ``touched`` list. Nothing
     is allocated per vertex."""
     size = 0
+    entries = 0  # the vertices' sets now: about what their new ones take
     for ci in range(starts.shape[0]):
         size += ends[ci] - starts[ci]
-    olab = np.empty(max(64, 2 * size), dtype=np.int32)  # grown by doubling
+        for v in range(starts[ci], ends[ci]):
+            entries += fin[v] - beg[v]
+    olab = np.empty(max(64, entries + entries // 4 + size), dtype=np.int32)  # grown by doubling
     ocoef = np.empty(olab.shape[0], dtype=np.float64)
     ids = np.empty(size, dtype=np.int32)
     cnt = np.empty(size, dtype=np.int64)
@@ -327,11 +330,13 @@ def _propagate(
     for t in range(nmemo):  # leave the memo all -1 for the next superstep
         memo[memo_used[t]] = -1
     ncnt = size if full else nch
+    # views, not copies: the receivers only read them, and a copy of every changed
+    # entry per call is a memcpy of the superstep's whole output
     return (
-        ids[:nch].copy(),
-        cnt[:ncnt].copy(),
-        olab[:out].copy(),
-        ocoef[:out].copy(),
+        ids[:nch],
+        cnt[:ncnt],
+        olab[:out],
+        ocoef[:out],
         np.full(1, relabelled, dtype=np.int64),
     )
 
