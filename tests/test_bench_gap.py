@@ -182,7 +182,8 @@ def test_quantized_weights_are_exact_multiples():
     w = np.array([0.0, 1e-9, 0.3, 0.999999999])
     q = quantize_weights(w)
     assert np.array_equal(q * WEIGHT_SCALE, np.rint(q * WEIGHT_SCALE))
-    assert np.max(np.abs(q - w)) <= 0.5 / WEIGHT_SCALE
+    assert np.max(np.abs(q - w)) <= 1.0 / WEIGHT_SCALE
+    assert q[0] == 0.0 and q[1] == 1.0 / WEIGHT_SCALE  # no new zero weights
 
 
 def test_parsing_gap_output():
@@ -208,4 +209,3 @@ def test_gap_dir_must_exist(tmp_path):
 
     with pytest.raises(InvalidArgumentError, match="not a directory"):
         run_bench(["bfs"], [("tiny", _path_and_isolated())], quiet=True, gap=tmp_path / "no")
-

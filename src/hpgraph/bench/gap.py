@@ -7,10 +7,11 @@ with weights) and GAP reads it as it is. GAP's edge-list reader (``.el``/``.wel`
 graphs keep and every other system gets; the serialized form keeps the vertex ids, the
 edges (both directions of an undirected edge, as hpgraph stores them) and their order.
 GAP's weights are int32, so with ``--gap`` the benchmark's uniform [0, 1) weights are
-rounded to multiples of 2^-20 (:data:`WEIGHT_SCALE`) for every system and GAP gets them
-times 2^20: the same weights in another unit, distances exactly proportional (GAP's
-infinity, 2^30, is 1024 in hpgraph's unit). delta-stepping's bucket width is hpgraph's
-default (:func:`~hpgraph.algorithms.delta_stepping.default_delta`) in the same unit.
+rounded to multiples of 2^-20 (:data:`WEIGHT_SCALE`; a positive weight to at least one
+unit) for every system and GAP gets them times 2^20: the same weights in another unit,
+distances exactly proportional (GAP's infinity, 2^30, is 1024 in hpgraph's unit).
+delta-stepping's bucket width is hpgraph's default
+(:func:`~hpgraph.algorithms.delta_stepping.default_delta`) in the same unit.
 
 Which GAP program runs a kernel, with which arguments, is the kernel's registry entry's
 :class:`~hpgraph.algorithms.registry.BenchSpec` ``gap``. Each program runs with
@@ -57,8 +58,14 @@ def gap_kernels(kernels) -> list[str]:
 
 
 def quantize_weights(weights: np.ndarray) -> np.ndarray:
-    """``weights`` rounded to multiples of 1 / :data:`WEIGHT_SCALE` (exact in float64)."""
-    return np.rint(np.asarray(weights, dtype=np.float64) * WEIGHT_SCALE) / WEIGHT_SCALE
+    """``weights`` rounded to multiples of 1 / :data:`WEIGHT_SCALE` (exact in float64);
+    a positive weight becomes at least one unit, so rounding makes no zero-weight edges
+    (Kronecker scale 20 would get about 32 of them, where equal distances could make
+    parents point at each other)."""
+    w = np.asarray(weights, dtype=np.float64)
+    units = np.rint(w * WEIGHT_SCALE)
+    units[(units == 0) & (w > 0)] = 1.0
+    return units / WEIGHT_SCALE
 
 
 def write_serialized(graph, path, weighted: bool = False) -> str:
