@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.csv as pcsv
 import pyarrow.parquet as pq
 import pytest
@@ -265,3 +266,18 @@ def test_bench_competitors_and_their_old_option_name(tmp_path):
     assert "--peers is now --competitors" in r.stderr
     text = ok("bench", "--help").stdout
     assert "--competitors" in text and "--peers" not in text
+
+
+def test_a_parquet_dataset_folder_is_an_input(tmp_path):
+    folder = tmp_path / "edges.parquet"
+    folder.mkdir()
+    pq.write_table(pa.table({"src": ["a", "b"], "dst": ["b", "c"]}), folder / "part-0.parquet")
+    pq.write_table(pa.table({"src": ["x"], "dst": ["y"]}), folder / "part-1.parquet")
+    r = ok("run", "wcc", folder)
+    assert "5 vertices, 3 edges" in r.stdout and "components  2" in r.stdout
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    r = invoke("run", "wcc", plain)
+    assert r.exit_code != 0 and "is a folder, not a graph file" in r.stderr
+    r = invoke("run", "wcc", plain, "--format", "parquet")  # named: read as a dataset
+    assert r.exit_code != 0 and "a folder with no .parquet files" in r.stderr

@@ -100,6 +100,13 @@ def _files(folder):
     table("null_id.parquet", src=nulls, dst=d)  # error: row 2501, in the fourth group
     table("nan_weight.parquet", src=s, dst=d, weight=np.where(np.arange(m) == 1999, np.nan, w))
     table("float_ids.parquet", src=s * 1.0, dst=d)  # error: ids must be integers or strings
+    folder = folder / "dataset.parquet"  # a dataset folder: files of several row groups
+    (folder / "x").mkdir(parents=True)
+    for k, (a, b) in enumerate([(0, 900), (900, 1000), (1000, 3000)]):
+        part = pa.table({"source": [f"u{x}" for x in s[a:b]], "target": d[a:b], "weight": w[a:b]})
+        pq.write_table(part, folder / ("x/" * (k == 2)) / f"part-{k}.parquet", row_group_size=400)
+    cases.append({"file": "dataset.parquet", "kw": {}})
+    folder = folder.parent
     pq.write_table(pa.table({"src": pa.array([], pa.int64()), "dst": pa.array([], pa.int64())}),
                    folder / "no_rows.parquet")  # fmt: skip
     cases.append({"file": "no_rows.parquet", "kw": {}})

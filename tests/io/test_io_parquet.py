@@ -122,3 +122,40 @@ def test_missing_and_not_parquet(tmp_path):
     p.write_text("0 1\n")
     with pytest.raises(GraphFormatError, match=re.escape(f"{p}: not a readable Parquet file")):
         read_parquet(p)
+
+
+def test_dataset_folder_reads_as_its_files_in_path_order(tmp_path, rng):
+    # a Spark-style folder: part files in sub-folders, _SUCCESS and hidden files skipped
+    src, dst, w = rng.integers(0, 300, 900), rng.integers(0, 300, 900), rng.random(900)
+    whole = tmp_path / "whole.parquet"
+    pq.write_table(pa.table({"src": src, "dst": dst, "weight": w}), whole)
+    folder = tmp_path / "edges.parquet"
+    (folder / "b=2").mkdir(parents=True)
+    (folder / "_SUCCESS").write_text("")
+    (folder / ".part-9.parquet.crc").write_text("x")
+    cuts = [(0, 100, "a-0.parquet"), (100, 500, "a-1.pq"), (500, 900, "b=2/part-0.parquet")]
+    for a, b, name in cuts:
+        table = pa.table({"src": src[a:b], "dst": dst[a:b], "weight": w[a:b]})
+        pq.write_table(table, folder / name, row_group_size=128)
+    want, got = read_parquet(whole), read_parquet(folder)
+    assert np.array_equal(want.indptr, got.indptr) and np.array_equal(want.indices, got.indices)
+    assert np.array_equal(want.weights, got.weights)  # parallel edges' weights in order
+    assert want.ids.tolist() == got.ids.tolist() and got.name == "edges"
+
+
+def test_dataset_folder_errors(tmp_path):
+    folder = tmp_path / "d.parquet"
+    folder.mkdir()
+    with pytest.raises(GraphFormatError, match="a folder with no .parquet files"):
+        read_parquet(folder)
+    pq.write_table(pa.table({"src": [0, 1], "dst": [1, 2]}), folder / "p0.parquet")
+    pq.write_table(pa.table({"src": ["a"], "dst": ["b"]}), folder / "p1.parquet")
+    with pytest.raises(GraphFormatError, match=re.escape(
+        f"{folder / 'p1.parquet'}: column 'src' is string, but int64 in p0.parquet"
+    )):  # fmt: skip
+        read_parquet(folder)
+    pq.write_table(pa.table({"src": [5, None], "dst": [1, 2]}), folder / "p1.parquet")
+    with pytest.raises(GraphFormatError, match=re.escape(
+        f"{folder / 'p1.parquet'}: column 'src' is null in row 2"
+    )):  # fmt: skip
+        read_parquet(folder)

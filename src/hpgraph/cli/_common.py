@@ -137,11 +137,14 @@ def load_input(
                 "no such file (nor a generator spec such as kronecker:16 or uniform:1M:16M)",
                 path,
             )
-        if os.path.isdir(path):
-            raise IsADirectoryError(errno.EISDIR, "is a folder, not a graph file", path)
         from hpgraph.errors import GraphFormatError
         from hpgraph.io import detect_format, load_graph
 
+        if os.path.isdir(path) and (fmt or _folder_format(path)) != "parquet":
+            raise IsADirectoryError(
+                errno.EISDIR, "is a folder, not a graph file (a Parquet dataset folder "
+                "needs a name ending in .parquet, or --format parquet)", path,
+            )  # fmt: skip
         if fmt is None:
             try:
                 fmt = detect_format(path)
@@ -173,6 +176,16 @@ def load_input(
         g = uniform_random(d["n"], d["m"], **kw)
     dt = time.perf_counter() - t0
     return g, dt, f"generated (seed {seed}) in {fmt_seconds(dt)}"
+
+
+def _folder_format(path):
+    from hpgraph.errors import GraphFormatError
+    from hpgraph.io import detect_format
+
+    try:
+        return detect_format(path)
+    except GraphFormatError:
+        return None
 
 
 # ---------------------------------------------------------------------------- output

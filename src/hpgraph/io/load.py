@@ -4,6 +4,9 @@ Formats by extension (a trailing ``.gz`` is allowed for the text formats):
 ``.txt .el .edges .edgelist .csv .tsv .snap`` edge list, ``.mtx`` Matrix Market,
 ``.parquet .pq`` Parquet, ``.hpgc`` binary cached form; ``format=`` overrides.
 
+A folder is a Parquet dataset (``format="parquet"``, or a folder name ending in
+``.parquet``): its files are read in path order, never cached.
+
 Cache: a parsed text or Parquet input is saved as ``<input>.hpgc`` beside it (or, when
 its folder is not writable, as ``<CACHE_DIR>/graphs/<name>-<hash of the absolute
 path>.hpgc``; with ``cache_dir`` given, there instead). The cache is used while the
@@ -77,7 +80,7 @@ def load_graph(
         raise InvalidArgumentError(f"unknown format {fmt!r}; expected one of {FORMATS}")
     if fmt == "hpgc":
         return _adapt(load_binary(path), path, directed, weighted)
-    if not cache:
+    if not cache or os.path.isdir(path):  # a Parquet dataset folder: no cache
         return _parse(fmt, path, directed, weighted, allow_empty)
     try:
         src = source_info(path)

@@ -35,6 +35,8 @@ reads it whole, as before.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -49,7 +51,13 @@ from hpgraph.io._text import arrow_columns, diagnose, graph_name
 from hpgraph.io.binary import source_info
 from hpgraph.io.edgelist import read_edgelist
 from hpgraph.io.load import cached_graph, detect_format, load_graph, write_cache
-from hpgraph.io.parquet import edge_columns, parquet_columns, read_parquet
+from hpgraph.io.parquet import (
+    concat_columns,
+    edge_columns,
+    parquet_columns,
+    parquet_files,
+    read_parquet,
+)
 from hpgraph.io.shares import read_share
 from hpgraph.runtimes.mpi.assemble import build_rows, renumber
 from hpgraph.runtimes.mpi.comm import load_mpi
@@ -165,9 +173,10 @@ def read_parquet_mpi(
     name: str | None = None,
 ) -> Graph:
     """:func:`hpgraph.io.read_parquet` with the ranks of ``comm`` (default: every rank)
-    each reading a contiguous run of the file's row groups, then renumbering and building
-    rows as :func:`read_edgelist_mpi` does. A file of fewer row groups than ranks leaves
-    some ranks without rows to read. Collective; the same graph, or error, everywhere."""
+    each reading a contiguous run of the row groups (of a dataset folder's files, in path
+    order), then renumbering and building rows as :func:`read_edgelist_mpi` does. Fewer
+    row groups than ranks leave some ranks without rows to read. Collective: the same
+    graph, or error, everywhere."""
     MPI = load_mpi()
     comm = MPI.COMM_WORLD if comm is None else comm
     rank, size = comm.Get_rank(), comm.Get_size()
@@ -180,17 +189,21 @@ def read_parquet_mpi(
     src = dst = w = None
     problem = None
     try:
-        cols, weighted = parquet_columns(path, weighted)
-        f = pq.ParquetFile(path)
-        groups = f.num_row_groups
-        mine = list(range(rank * groups // size, (rank + 1) * groups // size))
-        first_row = sum(f.metadata.row_group(i).num_rows for i in range(mine[0] if mine else 0))
-        if mine:
-            table = f.read_row_groups(mine, columns=cols)
-        else:
-            table = f.schema_arrow.empty_table().select(cols)
-        src, dst, w = edge_columns(table, cols, path, first_row)
-        del table
+        files = parquet_files(path)
+        cols, weighted = parquet_columns(files, weighted)
+        units = _row_groups(files)  # (file, row group, its first row in the file)
+        mine = units[rank * len(units) // size : (rank + 1) * len(units) // size]
+        parts = []
+        for fi in sorted({u[0] for u in mine}):
+            groups = [u for u in mine if u[0] == fi]
+            table = pq.ParquetFile(files[fi]).read_row_groups([u[1] for u in groups], columns=cols)
+            parts.append(edge_columns(table, cols, files[fi], groups[0][2]))
+            del table
+        if not parts:
+            empty = pq.read_schema(files[0]).empty_table().select(cols)
+            parts.append(edge_columns(empty, cols, files[0]))
+        src, dst, w = concat_columns(parts)
+        del parts
     except (pa.ArrowInvalid, OSError) as e:
         problem = (f"cannot read the Parquet data ({e})", None)
     except GraphFormatError as e:
@@ -205,6 +218,18 @@ def read_parquet_mpi(
     del src, dst
     indptr, indices, w = build_rows(comm, MPI, s, d, w, n, directed)
     return Graph(indptr, indices, w, directed=directed, ids=ids, name=name)
+
+
+def _row_groups(files):
+    """Every (file index, row group, the group's first row in its file) of a dataset."""
+    units = []
+    for fi, f in enumerate(files):
+        meta = pq.ParquetFile(f).metadata
+        row = 0
+        for g in range(meta.num_row_groups):
+            units.append((fi, g, row))
+            row += meta.row_group(g).num_rows
+    return units
 
 
 def _share_problem(shares, rank, lead, cols, buf, path, first_line, weighted):
@@ -266,7 +291,7 @@ def load_graph_mpi(path, comm=None, *, format=None, directed=None, weighted=None
         return load_graph(path, format=fmt, directed=directed, weighted=weighted, cache=cache)
     options = dict(format=fmt, directed=directed, weighted=weighted, allow_empty=False)
     src = None
-    if cache:
+    if cache and not os.path.isdir(path):  # a Parquet dataset folder is never cached
         try:
             src = source_info(path)
         except OSError:
