@@ -74,6 +74,24 @@ def nx_graph(scale, seed, weighted=True):
     return G
 
 
+def conversion(G):
+    """Where a first call's time goes: converting ``G`` without and with a weight, and
+    the floor any conversion pays, reading every adjacency key once (``np.fromiter``
+    over ``G._adj``)."""
+    from itertools import chain
+
+    import numpy as np
+
+    from hpgraph.nxbackend.graph import from_networkx
+
+    m = sum(map(len, G._adj.values()))
+    _, t_keys = timed(lambda: np.fromiter(chain.from_iterable(G._adj.values()), np.int64, m))
+    _, t_plain = timed(lambda: from_networkx(G))
+    _, t_weight = timed(lambda: from_networkx(G, {"weight": 1}))
+    print(f"  conversion: read keys {t_keys:.3f} s, unweighted {t_plain:.3f} s, "
+          f"weighted {t_weight:.3f} s", flush=True)  # fmt: skip
+
+
 def cases(G, k, seed):
     """(name, call(G, **backend), check(got, ref)) for every benchmarked function."""
     import networkx as nx
@@ -136,6 +154,7 @@ def run(scale, nx_too, k, seed, threads, weighted=True, only=None):
     m = G.number_of_edges()
     print(f"\nkron{scale}: {len(G):,} vertices, {m:,} edges (nx.Graph built in {t_build:.0f} s)")
     gb = graphblas_functions() if nx_too else set()
+    conversion(G)
     rows = {}
     for name, call, check in cases(G, k, seed):
         base = name.split()[0]
