@@ -199,3 +199,20 @@ def test_chunk_cuts_cover_the_range(threads_, lo_hi):
         assert np.all(np.diff(cuts) > 0)  # no empty chunk
         # about 8 per thread: fewer only where a hub's row fills several chunks' share
         assert cuts.size - 1 >= min(hi - lo, 4 * threads_)
+
+
+# --- pull delivery in chunks (general supersteps) ------------------------------------
+@pytest.mark.parametrize("g", GRAPHS[-3:])
+def test_bfs_chunked_pull_equals_push(g, threads, monkeypatch):
+    """Bottom-up levels deliver by chunks that threads take in turn (receivers listed
+    per chunk, the next level scans): depths equal the push-only run's."""
+    from hpgraph.algorithms import bfs, verify_bfs
+
+    s = int(np.argmax(g.out_degree()))
+    monkeypatch.setattr(config, "PUSH_PULL_THRESHOLD", 0.0)
+    pulled = bfs(g, s, threads=threads)
+    assert "pull" in {r.mode for r in pulled.stats.supersteps}
+    monkeypatch.setattr(config, "PUSH_PULL_THRESHOLD", 2.0)
+    pushed = bfs(g, s, threads=threads)
+    np.testing.assert_array_equal(pulled["depth"], pushed["depth"])
+    verify_bfs(g, s, pulled)

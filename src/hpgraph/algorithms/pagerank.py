@@ -8,9 +8,11 @@ iterations, LDBC Graphalytics definition: PR_0 = 1/n and
 once the L1 change of an iteration drops below it.
 
 Vertex program: each vertex broadcasts rank/outdeg (sum combiner: one value per receiver,
-never one per edge; the engine delivers it pull-style, like an SpMV); dangling vertices put
-their rank in a sum aggregator read by everyone the next superstep; a second aggregator
-sums |change| for the tolerance test in the master hook.
+never one per edge); dangling vertices put their rank in a sum aggregator read by everyone
+the next superstep; a second aggregator sums |change| for the tolerance test in the
+master hook. Every vertex stays awake and sends, so the engine runs each iteration as a
+dense superstep: one pull pass over the in-edges that sums and computes at once, threads
+taking chunks in turn (GAP's pr.cc, SciPy's SpMV; docs/algorithms/pagerank.md).
 """
 
 from __future__ import annotations

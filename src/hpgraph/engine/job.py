@@ -222,6 +222,9 @@ class _Job:
             and rt.pull_allowed
         )
         self.pulled = None  # the broadcasts a dense superstep pulls
+        self.chunks = None  # this process's vertices in chunks (made on first need)
+        self.next_chunk = np.zeros(1, dtype=np.int64)  # the next chunk to take
+        self.rescan = False  # receivers were not listed: the next compute scans all
         self._warm_up()
         rt.prepare(self)
         self.setup_s = time.perf_counter() - t0
@@ -267,6 +270,11 @@ class _Job:
             self.deliver_combined = codegen.entry_point(
                 prog, k.deliver_combined, empty, False, False, 0, n, *dargs
             )
+            none = np.zeros(0, dtype=np.int64)
+            ip, ix, w = self.edge_arrays(False)  # the in-edges' types, not built yet
+            self.pull_chunks = codegen.entry_point(
+                prog, k.pull_chunks, empty, False, ip, ix, w, none, self.next_chunk
+            )
         if self.dense_ok:
             self._prepare_dense(empty)
         else:
@@ -277,12 +285,9 @@ class _Job:
         """Chunks of this process's vertices (balanced by in-edges, which a dense
         superstep walks), per-chunk aggregator rows, and the compiled dense kernels."""
         k, prog = self.kernels, self.program
-        local = list(self.rt.local_parts)
-        lo, hi = int(self.offsets[local[0]]), int(self.offsets[local[-1] + 1])
         in_ip, in_ix, _ = self.edge_arrays(True)
-        self.chunks = chunk_cuts(in_ip, lo, hi, len(local))
-        self.next_chunk = np.zeros(1, dtype=np.int64)
-        self.chunk_aggs = np.zeros((self.chunks.shape[0] - 1, self.nagg), dtype=np.float64)
+        chunks = self.work_chunks()
+        self.chunk_aggs = np.zeros((chunks.shape[0] - 1, self.nagg), dtype=np.float64)
         none = np.zeros(0, dtype=np.int64)
         self.dense_part = codegen.entry_point(
             prog,
@@ -297,13 +302,23 @@ class _Job:
         )
         self.relist_part = codegen.entry_point(prog, k.relist_part, empty)
 
+    def work_chunks(self):
+        """This process's vertices in chunks balanced by in-edges (engine/schedule.py),
+        which threads take in turn in dense supersteps and pull delivery."""
+        if self.chunks is None:
+            local = list(self.rt.local_parts)
+            lo, hi = int(self.offsets[local[0]]), int(self.offsets[local[-1] + 1])
+            self.chunks = chunk_cuts(self.edge_arrays(True)[0], lo, hi, len(local))
+        return self.chunks
+
     def _compute(self, ss, dense):
         """The compute phase of superstep ``ss``: the dense kernel (threads take chunks)
-        or every part's compute over its own range."""
+        or every part's compute over its own range (all of it in superstep 0 and after
+        a chunked pull, which lists no receivers)."""
         if not dense:
-            return self.rt.run_parts(
-                self.compute_part, lambda p, first=(ss == 0): (self.ctx(p), first)
-            )
+            scan = ss == 0 or self.rescan
+            self.rescan = False
+            return self.rt.run_parts(self.compute_part, lambda p: (self.ctx(p), scan))
         in_ip, in_ix, _ = self.edge_arrays(True)
         self.next_chunk[0] = 0
         self.chunk_aggs[:] = self.agg_identity
@@ -438,6 +453,12 @@ class _Job:
         if prog.combined:
             n = self.graph.n
             everyone = prog.edge_message is None and int(sender_counts.sum()) == n
+            if pull and int(self.counters()[:, _C["direct"]].sum()) == 0:
+                # threads take chunks of receivers in turn (no direct sends to merge)
+                args = (everyone, *edge[1:4], self.work_chunks(), self.next_chunk)
+                self.next_chunk[0] = 0
+                self.rescan = True
+                return rt.run_parts(self.pull_chunks, lambda p: (self.ctx(p), *args))
             return rt.run_parts(
                 self.deliver_combined,
                 lambda p: (self.ctx(p), edge[0], everyone, 0, n, *edge[1:]),

@@ -49,6 +49,7 @@ __all__ = [
     "emit_listed",
     "mark_listed",
     "deliver_combined",
+    "pull_chunks",
     "deliver_count",
     "deliver_fill",
 ]
@@ -244,6 +245,52 @@ def _receive(inbox, has_msg, state, nxt, lo, d, m, ncand):
     return ncand
 
 
+@njit(**NUMBA_FLAGS, inline="always")
+def _pull(ctx, lo, hi, everyone, src_lo, src_hi, in_indptr, in_indices, in_weights, ncand):
+    """Pull delivery for the receivers [lo, hi): each walks its in-row (only the slice
+    from senders in [src_lo, src_hi)) and combines the senders' values; receivers that
+    were not awake are listed from nxt[lo] on. Returns the list's new length."""
+    state, sending, outbox = ctx.state, ctx.sending, ctx.outbox
+    inbox, has_msg, nxt = ctx.inbox, ctx.has_msg, ctx.next_candidates
+    weighted = in_weights.shape[0] > 0
+    sliced = src_lo > 0 or src_hi < ctx.num_vertices
+    for d in range(lo, hi):
+        if state[d] == FINISHED:
+            continue
+        k0 = in_indptr[d]
+        k1 = in_indptr[d + 1]
+        if sliced:
+            k0, k1 = _slice_in_range(in_indices, k0, k1, src_lo, src_hi)
+        if everyone and _HAS_IDENTITY:  # the SpMV case (PageRank): a tight loop
+            if k1 > k0:
+                acc0 = _IDENTITY
+                for k in range(k0, k1):
+                    acc0 = _combine(acc0, outbox[in_indices[k]])
+                ncand = _receive(inbox, has_msg, state, nxt, lo, d, acc0, ncand)
+            continue
+        got = False
+        acc = inbox[d]
+        for k in range(k0, k1):
+            u = in_indices[k]
+            m = outbox[u]
+            if not everyone:  # (when every vertex broadcast, skip the flag lookup)
+                kind = sending[u]
+                if kind == SEND_NONE:
+                    continue
+                if kind == SEND_EDGES:
+                    m = _edge_message(m, in_weights[k] if weighted else 1.0)
+            if got:
+                acc = _combine(acc, m)
+            else:
+                acc = m
+                got = True
+                if _EARLY_EXIT:
+                    break
+        if got:
+            ncand = _receive(inbox, has_msg, state, nxt, lo, d, acc, ncand)
+    return ncand
+
+
 @njit(**NUMBA_FLAGS)
 def deliver_combined(
     ctx,
@@ -268,42 +315,9 @@ def deliver_combined(
     inbox, has_msg, nxt = ctx.inbox, ctx.has_msg, ctx.next_candidates
     ncand = ctx.counters[_CANDIDATES]
     if pull:
-        weighted = in_weights.shape[0] > 0
-        sliced = src_lo > 0 or src_hi < ctx.num_vertices
-        for d in range(lo, hi):
-            if state[d] == FINISHED:
-                continue
-            k0 = in_indptr[d]
-            k1 = in_indptr[d + 1]
-            if sliced:
-                k0, k1 = _slice_in_range(in_indices, k0, k1, src_lo, src_hi)
-            if everyone and _HAS_IDENTITY:  # the SpMV case (PageRank): a tight loop
-                if k1 > k0:
-                    acc0 = _IDENTITY
-                    for k in range(k0, k1):
-                        acc0 = _combine(acc0, outbox[in_indices[k]])
-                    ncand = _receive(inbox, has_msg, state, nxt, lo, d, acc0, ncand)
-                continue
-            got = False
-            acc = inbox[d]
-            for k in range(k0, k1):
-                u = in_indices[k]
-                m = outbox[u]
-                if not everyone:  # (when every vertex broadcast, skip the flag lookup)
-                    kind = sending[u]
-                    if kind == SEND_NONE:
-                        continue
-                    if kind == SEND_EDGES:
-                        m = _edge_message(m, in_weights[k] if weighted else 1.0)
-                if got:
-                    acc = _combine(acc, m)
-                else:
-                    acc = m
-                    got = True
-                    if _EARLY_EXIT:
-                        break
-            if got:
-                ncand = _receive(inbox, has_msg, state, nxt, lo, d, acc, ncand)
+        ncand = _pull(
+            ctx, lo, hi, everyone, src_lo, src_hi, in_indptr, in_indices, in_weights, ncand
+        )
     else:
         indptr, indices, weights, senders = ctx.indptr, ctx.indices, ctx.weights, ctx.senders
         weighted = weights.shape[0] > 0
@@ -335,6 +349,20 @@ def deliver_combined(
             if lo <= d < hi and state[d] != FINISHED:
                 ncand = _receive(inbox, has_msg, state, nxt, lo, d, vals[j], ncand)
     ctx.counters[_CANDIDATES] = ncand
+
+
+@njit(**NUMBA_FLAGS)
+def pull_chunks(ctx, everyone, in_indptr, in_indices, in_weights, chunks, next_chunk):
+    """Pull delivery on shared memory for the chunks [chunks[i], chunks[i+1]) this
+    thread takes (``fetch_add`` on ``next_chunk[0]``) until none is left. Receivers are
+    listed per chunk, not per part, so the next superstep's compute scans every vertex
+    (as it does after any pull that wakes many); direct sends go the static way."""
+    n = ctx.num_vertices
+    while True:
+        i = fetch_add(next_chunk, 0, 1)
+        if i >= chunks.shape[0] - 1:
+            break
+        _pull(ctx, chunks[i], chunks[i + 1], everyone, 0, n, in_indptr, in_indices, in_weights, 0)
 
 
 # ---------------------------------------------------------------- listed messages
