@@ -3,10 +3,13 @@
 rdflib parses and translates the query to SPARQL algebra (its evaluator is not used); this
 module executes the algebra on columns of int64 ids (``-1`` is unbound): each triple pattern
 is a range scan of the PSO or POS permutation, patterns are joined smallest first (exact
-pattern counts as statistics, connected patterns preferred) by sort-merge joins. Supported: BGP,
-Join, FILTER (comparisons, &&, ||, !, bound, isIRI, isLiteral, isBlank, sameTerm), OPTIONAL
-(without an inner filter), UNION, DISTINCT, REDUCED, ORDER BY, LIMIT/OFFSET, GROUP BY with
-COUNT. Anything else raises ``InvalidArgumentError`` naming the feature.
+pattern counts as statistics, connected patterns preferred) by sort-merge joins. Supported:
+BGP, property paths (``^p``, ``p/q``, ``p|q``, ``p+``, ``p*``, ``p?``), Join, FILTER,
+OPTIONAL (with or without an inner FILTER), UNION, MINUS, BIND and SELECT expressions
+(comparisons, logic, arithmetic, bound, isIRI/isLiteral/isBlank/isNumeric, sameTerm, STR,
+LANG, DATATYPE, IF, COALESCE), VALUES, sub-SELECT, DISTINCT, REDUCED, ORDER BY,
+LIMIT/OFFSET, GROUP BY with COUNT, SUM, AVG, MIN, MAX, SAMPLE, and HAVING. Anything else
+raises ``InvalidArgumentError`` naming the feature.
 """
 
 from hpgraph.rdf.sparql.algebra import run_query
