@@ -10,14 +10,16 @@ import click
 __all__ = ["rdf", "sparql"]
 
 
-@click.group(short_help="RDF stores: load N-Triples / Turtle, generate LUBM data.")
+@click.group(short_help="RDF stores: load N-Triples / N-Quads / Turtle, generate LUBM data.")
 def rdf():
     """RDF data: ``hpgraph rdf load DATA -o STORE``; query it with ``hpgraph sparql``;
     ``hpgraph rdf lubm -u N -o OUT.nt`` generates LUBM benchmark data; ``hpgraph rdf graph
     STORE -p IRI -o G.hpgc`` hands a predicate subgraph to ``hpgraph run``."""
 
 
-@rdf.command("load", short_help="Parse N-Triples or Turtle (.gz too) into a store directory.")
+@rdf.command(
+    "load", short_help="Parse N-Triples, N-Quads or Turtle (.gz too) into a store directory."
+)
 @click.argument("data", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(), help="Store directory to write.")
 @click.option(
@@ -26,7 +28,8 @@ def rdf():
     help="Materialise what this ontology (.ttl/.nt, or 'univ-bench' for LUBM's) entails.",
 )
 def load(data, output, infer):
-    """Parse DATA (.nt, .ttl, optionally .gz) into the store directory OUTPUT (written to a
+    """Parse DATA (.nt, .nq, .ttl, optionally .gz; N-Quads' graph names are dropped, every
+    graph merging into one) into the store directory OUTPUT (written to a
     temporary directory and renamed: a failed load leaves nothing). With --infer, the
     triples the ontology entails (RDFS, inverse and transitive properties, LUBM's class
     definitions) are added."""
