@@ -152,7 +152,7 @@ def read_edgelist_mpi(
     src, dst, w, kind, problem = _convert(norm, cols, keep, rows, buf, path, first_line, asked)
     _agree(comm, path, problem)
     kinds = set(comm.allgather(kind)) - {None}
-    if kinds == {"str", "int"} or kinds == {"other"} or "other" in kinds:
+    if len(kinds) > 1:  # some shares' ids are all integers, others' are not: strings
         if rows:
             src, dst, w = arrow_columns(norm, cols, keep, str_ids=True)
         kinds = {"str"}
