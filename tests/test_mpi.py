@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,21 @@ def test_a_failing_bsp_peer_aborts_the_job():
     assert out.returncode != 0
     assert "peer 1 failed: ValueError: peer one gives up" in out.stderr
     assert "BSP OK" not in out.stdout
+
+
+@pytest.mark.parametrize("api", ["vertex", "bsp"])
+def test_a_stopped_rank_is_named_and_ends_the_job(api):
+    # rank 1 stops for good (SIGSTOP); rank 0 waits 4 s at the next exchange, names it
+    # from the heartbeats and aborts: every rank, the stopped one too, ends non-zero
+    t0 = time.perf_counter()
+    out = _run(2, "hang_one_rank.py", 240, api, "stop", env={"HPGRAPH_MPI_TIMEOUT": "4"})
+    assert out.returncode != 0 and "FINISHED" not in out.stdout, out.stdout + out.stderr
+    lines = [x for x in out.stderr.splitlines() if x.startswith("hpgraph: rank 0 waited 4 s")]
+    assert lines and "for rank 1 (last seen" in lines[0], out.stderr
+    assert time.perf_counter() - t0 < 200
+
+
+def test_a_slow_rank_is_not_a_hung_one():
+    out = _run(2, "hang_one_rank.py", 240, "bsp", "1.5", env={"HPGRAPH_MPI_TIMEOUT": "6"})
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.count("FINISHED") == 2

@@ -11,6 +11,8 @@ import time
 
 import numpy as np
 
+from hpgraph.runtimes.mpi.watchdog import guard
+
 __all__ = ["RowTypes", "row_bytes", "rows_like", "displs", "moved", "alltoallv", "allgatherv"]
 
 
@@ -63,7 +65,8 @@ def alltoallv(comm, rowtype, arrays, counts):
     exchange of counts (every rank must reach it: that is barrier time)."""
     t0 = time.perf_counter()
     recv_counts = np.empty_like(counts)
-    comm.Alltoall(counts, recv_counts)
+    with guard("an exchange of counts"):
+        comm.Alltoall(counts, recv_counts)
     waited = time.perf_counter() - t0
     sd, rd = displs(counts), displs(recv_counts)
     total = int(recv_counts.sum())
@@ -71,7 +74,8 @@ def alltoallv(comm, rowtype, arrays, counts):
     for a in arrays:
         out = rows_like(a, total)
         t = rowtype(a)
-        comm.Alltoallv([np.ascontiguousarray(a), (counts, sd), t], [out, (recv_counts, rd), t])
+        with guard("an Alltoallv"):
+            comm.Alltoallv([np.ascontiguousarray(a), (counts, sd), t], [out, (recv_counts, rd), t])
         got.append(out)
     return got, waited
 
@@ -85,6 +89,7 @@ def allgatherv(comm, rowtype, arrays, counts):
     for a in arrays:
         out = rows_like(a, total)
         t = rowtype(a)
-        comm.Allgatherv([a, a.shape[0], t], [out, (counts, d), t])
+        with guard("an Allgatherv"):
+            comm.Allgatherv([a, a.shape[0], t], [out, (counts, d), t])
         got.append(out)
     return got

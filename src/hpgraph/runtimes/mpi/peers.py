@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import time
 
+from hpgraph.runtimes.mpi.watchdog import guard
+
 __all__ = ["MPIExchange"]
 
 
@@ -29,6 +31,10 @@ class MPIExchange:
         self.out[dst].append(payload)
 
     def sync(self, pid, parity):
+        with guard("a BSP barrier"):
+            return self._sync(pid)
+
+    def _sync(self, pid):
         t0 = time.perf_counter()
         topo = self.topo
         if topo is None:

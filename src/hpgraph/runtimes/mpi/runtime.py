@@ -31,6 +31,7 @@ from hpgraph.runtimes.mpi.buffers import RowTypes, allgatherv
 from hpgraph.runtimes.mpi.comm import AGGREGATIONS, Topology, load_mpi
 from hpgraph.runtimes.mpi.delivery import VertexDelivery
 from hpgraph.runtimes.mpi.peers import MPIExchange
+from hpgraph.runtimes.mpi.watchdog import guard, start_watchdog
 
 __all__ = ["MPIRuntime"]
 
@@ -93,6 +94,7 @@ class MPIRuntime(Runtime):
         self.rowtypes = RowTypes(MPI)
         self._moved = (0, 0)
         self._delivery = None  # made by prepare, per job
+        start_watchdog(self.comm, MPI)  # no wait for the other ranks lasts for ever
 
     def run_bsp(self, program, args, peers=None):
         """One peer per rank (``peers`` is the communicator's size); every rank gets
@@ -112,8 +114,9 @@ class MPIRuntime(Runtime):
             )
             self.comm.Abort(1)
             raise
-        results = self.comm.allgather(result)
-        stats = merge_peer_stats(self.comm.allgather(peer.stats), self.name)
+        with guard("the end of the BSP job"):
+            results = self.comm.allgather(result)
+            stats = merge_peer_stats(self.comm.allgather(peer.stats), self.name)
         stats.total_s = time.perf_counter() - t0
         return BSPResult(results=results, stats=stats)
 
@@ -155,7 +158,8 @@ class MPIRuntime(Runtime):
             [error is not None, seconds, self.threads, moved[0], moved[1]], dtype=np.float64
         )
         tot = np.empty_like(mine)
-        self.comm.Allreduce(mine, tot, op=self.MPI.SUM)
+        with guard("the end of a phase"):
+            self.comm.Allreduce(mine, tot, op=self.MPI.SUM)
         if error is not None:
             raise error
         if tot[0]:
@@ -189,7 +193,8 @@ class MPIRuntime(Runtime):
         ops = {"sum": self.MPI.SUM, "min": self.MPI.MIN, "max": self.MPI.MAX}
         array = np.ascontiguousarray(array)
         out = np.empty_like(array)
-        self.comm.Allreduce(array, out, op=ops[op])
+        with guard("an allreduce"):
+            self.comm.Allreduce(array, out, op=ops[op])
         return out
 
     def exchanged(self):
@@ -221,7 +226,8 @@ class MPIRuntime(Runtime):
         waited = 0.0
         moved = (0, 0)
         try:
-            waited, moved = self._delivery.deliver(job, pull)
+            with guard("message delivery"):
+                waited, moved = self._delivery.deliver(job, pull)
         except Exception as exc:  # reported to every rank below
             error = exc
         busy = (time.perf_counter() - t0 - waited) * self.threads
