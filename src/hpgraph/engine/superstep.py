@@ -183,8 +183,8 @@ def dense_part(ctx, pulled, in_indptr, in_indices, chunks, next_chunk, chunk_agg
             k1 = in_indptr[v + 1]
             if k1 > k0:
                 acc = _IDENTITY
-                for k in range(k0, k1):
-                    acc = _combine(acc, pulled[in_indices[k]])
+                for k in range(k0, k1):  # (an unsigned id: no negative-index test)
+                    acc = _combine(acc, pulled[np.uintp(in_indices[k])])
                 inbox[v] = acc
                 has_msg[v] = 1
             sending[v] = SEND_NONE
@@ -264,14 +264,14 @@ def _pull(ctx, lo, hi, everyone, src_lo, src_hi, in_indptr, in_indices, in_weigh
         if everyone and _HAS_IDENTITY:  # the SpMV case (PageRank): a tight loop
             if k1 > k0:
                 acc0 = _IDENTITY
-                for k in range(k0, k1):
-                    acc0 = _combine(acc0, outbox[in_indices[k]])
+                for k in range(k0, k1):  # (an unsigned id: no negative-index test)
+                    acc0 = _combine(acc0, outbox[np.uintp(in_indices[k])])
                 ncand = _receive(inbox, has_msg, state, nxt, lo, d, acc0, ncand)
             continue
         got = False
         acc = inbox[d]
         for k in range(k0, k1):
-            u = in_indices[k]
+            u = np.uintp(in_indices[k])
             m = outbox[u]
             if not everyone:  # (when every vertex broadcast, skip the flag lookup)
                 kind = sending[u]
