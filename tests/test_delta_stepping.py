@@ -11,6 +11,7 @@ from scipy.sparse.csgraph import dijkstra
 
 import hpgraph as hp
 from hpgraph.algorithms.delta_stepping import default_delta, delta_stepping
+from hpgraph.algorithms.verify import verify_sssp
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.generators.kronecker import kronecker
 from hpgraph.graph.csr import Graph
@@ -86,6 +87,19 @@ def test_many_peers_and_zero_weights():
     want = hp.sssp(g, 0, variant="bellman-ford")["distance"]
     for _ in range(3):
         assert np.array_equal(hp.sssp(g, 0, threads=6)["distance"], want)
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_zero_weight_edges_give_a_tree(directed):
+    # the two ends of an undirected zero-weight edge are each other's tight neighbours:
+    # parents must still form a tree rooted at the source (Graph500's SSSP rules)
+    rng = np.random.default_rng(7)
+    n, m = 2000, 12000
+    w = rng.random(m)
+    w[rng.random(m) < 0.2] = 0.0
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), w, n=n, directed=directed)
+    for variant in ("delta-stepping", "bellman-ford"):
+        verify_sssp(g, 0, hp.sssp(g, 0, variant=variant, threads=2))
 
 
 def test_default_delta():

@@ -60,6 +60,12 @@ SSSP = vertex_program(
 
 @njit(**NUMBA_FLAGS)
 def _parents(indptr, indices, weights, dist, source):
+    """A shortest-path tree from the distances: each vertex's parent is the smallest id
+    among its tight in-neighbours (``dist[u] + w == dist[v]``) at a smaller distance.
+    Vertices reached only over zero-weight edges from vertices at their own distance get
+    a parent in a breadth-first pass over those edges from the vertices already in the
+    tree, so the tree has no cycle (two ends of a zero-weight edge are each other's
+    tight neighbours)."""
     n = dist.shape[0]
     parent = np.full(n, -1, dtype=np.int64)
     parent[source] = source
@@ -70,8 +76,32 @@ def _parents(indptr, indices, weights, dist, source):
             continue
         for k in range(indptr[u], indptr[u + 1]):
             v = indices[k]
-            if parent[v] < 0 and du + (weights[k] if weighted else 1.0) == dist[v]:
+            if parent[v] < 0 and du < dist[v] and du + (weights[k] if weighted else 1.0) == dist[v]:
                 parent[v] = u
+    missing = False
+    for v in range(n):
+        if parent[v] < 0 and dist[v] != np.inf:
+            missing = True
+            break
+    if not missing:  # no zero-weight ties (always so unweighted)
+        return parent
+    queue = np.empty(n, dtype=np.int64)
+    tail = 0
+    for u in range(n):
+        if parent[u] >= 0:
+            queue[tail] = u
+            tail += 1
+    head = 0
+    while head < tail:
+        u = queue[head]
+        head += 1
+        du = dist[u]
+        for k in range(indptr[u], indptr[u + 1]):
+            v = indices[k]
+            if parent[v] < 0 and du + weights[k] == dist[v]:  # a zero-weight tie
+                parent[v] = u
+                queue[tail] = v
+                tail += 1
     return parent
 
 
