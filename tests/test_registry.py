@@ -100,8 +100,10 @@ def test_registry_is_the_same_table_everywhere():
     from hpgraph.bench import harness
 
     assert hp.algorithms.ALGORITHMS is registry.ALGORITHMS
-    assert harness.KERNELS == bench_kernels() == ("pagerank", "bfs", "wcc", "sssp")
-    assert [a.bench.order for a in map(ALGORITHMS.get, bench_kernels())] == [0, 1, 2, 3]
+    kernels = ("pagerank", "bfs", "wcc", "sssp", "cdlp", "lcc", "betweenness")
+    assert harness.KERNELS == bench_kernels() == kernels
+    assert [a.bench.order for a in map(ALGORITHMS.get, bench_kernels())] == list(range(7))
+    assert harness.core_kernels() == kernels[:4]  # the default run and hpgraph demo
     with pytest.raises(InvalidArgumentError, match="unknown algorithm 'nope'; choose from bfs"):
         registry.get_algorithm("nope")
     assert registry.get_algorithm("PageRank") is ALGORITHMS["pagerank"]
