@@ -22,18 +22,11 @@ import pytest
 
 from conftest import SEED
 from hpgraph.nxbackend.interface import can_run
+from test_nxbackend import _quiet_cache_note  # noqa: F401 (an autouse fixture)
 
 HP = "hpgraph"
 #: largest position difference allowed, relative to the layout's extent
 TOL = 1e-4
-
-
-@pytest.fixture(autouse=True)
-def _quiet_cache_note():
-    """NetworkX warns each time it reuses a cached conversion (warnings are errors)."""
-    nx.config.warnings_to_ignore.add("cache")
-    yield
-    nx.config.warnings_to_ignore.discard("cache")
 
 
 def _strings(G, seed):

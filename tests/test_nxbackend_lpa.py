@@ -16,18 +16,11 @@ import pytest
 from conftest import SEED
 from hpgraph.nxbackend import _mt19937 as mt
 from hpgraph.nxbackend.interface import can_run
+from test_nxbackend import _quiet_cache_note, _strings_shuffled  # noqa: F401 (an autouse fixture)
 
 HP = "hpgraph"
 lpa = nx.community.label_propagation_communities
 asyn = nx.community.asyn_lpa_communities
-
-
-@pytest.fixture(autouse=True)
-def _quiet_cache_note():
-    """NetworkX warns each time it reuses a cached conversion (warnings are errors)."""
-    nx.config.warnings_to_ignore.add("cache")
-    yield
-    nx.config.warnings_to_ignore.discard("cache")
 
 
 def _weighted(G, seed, values):
@@ -35,18 +28,6 @@ def _weighted(G, seed, values):
     for u, v in G.edges():
         G[u][v]["weight"] = rng.choice(values)  # few values: many ties
     return G
-
-
-def _strings_shuffled(G, seed):
-    rng = random.Random(seed)
-    nodes = list(G)
-    rng.shuffle(nodes)
-    H = G.__class__()
-    H.add_nodes_from(f"v{u}" for u in nodes)
-    edges = list(G.edges(data=True))
-    rng.shuffle(edges)
-    H.add_edges_from((f"v{u}", f"v{v}", d) for u, v, d in edges)
-    return H
 
 
 def _graphs():
@@ -65,7 +46,7 @@ def _graphs():
         "multigraph": multi,
         "weighted": _weighted(nx.gnm_random_graph(120, 400, seed=s + 4), s, [0.5, 1.5, 2.0]),
         "weighted_int": _weighted(nx.gnm_random_graph(120, 400, seed=s + 5), s, [1, 2, 3]),
-        "strings": _strings_shuffled(planted, s),
+        "strings": _strings_shuffled(planted, s, loops=0),
         "edgeless": nx.empty_graph(5),
         "empty": nx.Graph(),
     }
