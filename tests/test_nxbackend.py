@@ -521,10 +521,10 @@ NX_TEST_MODULES = [
 ]
 
 
-def test_networkx_own_tests_pass_with_the_backend(tmp_path):
-    root = Path(nx.__file__).parent
+def run_networkx_tests(tmp_path, *args):
+    """NetworkX's own tests ``args`` (paths, pytest options) run against the backend in a
+    fresh process from ``tmp_path``; asserts they pass and returns pytest's summary."""
     env = dict(os.environ, NETWORKX_TEST_BACKEND=HP, NETWORKX_FALLBACK_TO_NX="True")
-    args = [str(root / m) for m in NX_TEST_MODULES]
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore", *args],
         capture_output=True,
@@ -537,6 +537,12 @@ def test_networkx_own_tests_pass_with_the_backend(tmp_path):
     assert proc.returncode == 0, tail
     summary = tail.strip().splitlines()[-1]
     assert "failed" not in summary and " passed" in summary, summary
+    return summary
+
+
+def test_networkx_own_tests_pass_with_the_backend(tmp_path):
+    root = Path(nx.__file__).parent
+    summary = run_networkx_tests(tmp_path, *[str(root / m) for m in NX_TEST_MODULES])
     assert int(summary.split(" passed")[0].split()[-1]) >= 300, summary
 
 

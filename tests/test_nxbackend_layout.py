@@ -9,10 +9,7 @@ call it pass with the backend."""
 
 from __future__ import annotations
 
-import os
 import random
-import subprocess
-import sys
 import warnings
 from pathlib import Path
 
@@ -22,7 +19,7 @@ import pytest
 
 from conftest import SEED
 from hpgraph.nxbackend.interface import can_run
-from test_nxbackend import _quiet_cache_note  # noqa: F401 (an autouse fixture)
+from test_nxbackend import _quiet_cache_note, run_networkx_tests  # noqa: F401 (autouse fixture)
 
 HP = "hpgraph"
 #: largest position difference allowed, relative to the layout's extent
@@ -168,17 +165,4 @@ NX_LAYOUT_TESTS = "smoke or empty_graph or forceatlas2 or node_at_center or only
 
 def test_networkx_own_layout_tests_pass_with_the_backend(tmp_path):
     module = Path(nx.__file__).parent / "drawing" / "tests" / "test_layout.py"
-    env = dict(os.environ, NETWORKX_TEST_BACKEND=HP, NETWORKX_FALLBACK_TO_NX="True")
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "ignore"]
-        + [str(module), "-k", NX_LAYOUT_TESTS],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=600,
-    )
-    tail = proc.stdout[-3000:]
-    assert proc.returncode == 0, tail
-    summary = tail.strip().splitlines()[-1]
-    assert "failed" not in summary and " passed" in summary, summary
+    run_networkx_tests(tmp_path, str(module), "-k", NX_LAYOUT_TESTS)
