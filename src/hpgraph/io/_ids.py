@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from hpgraph.graph.csr import index_dtype
 
-__all__ = ["dense_ids", "is_int_type", "is_string_type"]
+__all__ = ["dense_ids", "int64_ids", "is_int_type", "is_string_type"]
 
 
 def is_int_type(t: pa.DataType) -> bool:
@@ -36,11 +36,12 @@ def dense_ids(src, dst):
     for :class:`~hpgraph.graph.csr.Graph` and the vertex count. ``src``/``dst`` are arrow
     (chunked) arrays of one integer or one string type."""
     if is_int_type(src.type):
-        return _dense_int(_to_int64(src), _to_int64(dst))
+        return _dense_int(int64_ids(src), int64_ids(dst))
     return _dense_str(src, dst)
 
 
-def _to_int64(col) -> np.ndarray:
+def int64_ids(col) -> np.ndarray:
+    """An arrow (chunked) integer column as one int64 numpy array."""
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
     return np.asarray(col.cast(pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)

@@ -16,18 +16,13 @@ from hpgraph.io._ids import (
     fits_bitmap,
     ids_from_present,
     ids_from_sorted,
+    int64_ids,
     sorted_unique_strings,
     strings_from_sorted,
 )
 from hpgraph.runtimes.mpi.buffers import RowTypes, allgatherv, alltoallv
 
 __all__ = ["renumber", "build_rows"]
-
-
-def _to_int64(col):
-    if isinstance(col, pa.ChunkedArray):
-        col = col.combine_chunks() if col.num_chunks != 1 else col.chunk(0)
-    return np.asarray(col.cast(pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
 def renumber(comm, MPI, src, dst, ints):
@@ -37,7 +32,7 @@ def renumber(comm, MPI, src, dst, ints):
         local = sorted_unique_strings([src, dst]) if len(src) else pa.array([], pa.large_string())
         uniq = sorted_unique_strings(comm.allgather(local))
         return strings_from_sorted(src, dst, uniq)
-    src, dst = _to_int64(src), _to_int64(dst)
+    src, dst = int64_ids(src), int64_ids(dst)
     m = comm.allreduce(src.shape[0])
     big = np.iinfo(np.int64)
     lo = comm.allreduce(int(min(src.min(), dst.min())) if src.shape[0] else big.max, op=MPI.MIN)

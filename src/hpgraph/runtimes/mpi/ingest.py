@@ -91,6 +91,14 @@ def _everyone(comm, read, path, **kw):
     return graph
 
 
+def _no_edges(path, why, allow_empty, directed, name):
+    """The empty graph of an input without edges, or the error unless ``allow_empty``."""
+    if not allow_empty:
+        raise GraphFormatError(f"no edges ({why})", path)
+    empty = np.empty(0, np.int32)
+    return Graph.from_edges(empty, empty, None, n=0, directed=directed, name=name)
+
+
 def _diagnosed(buf, path, first_line, **kw):
     """The problem :func:`~hpgraph.io._text.diagnose` finds in a share."""
     try:
@@ -133,10 +141,7 @@ def read_edgelist_mpi(
     total = sum(s[1] for s in shares)
     lead = next((r for r, s in enumerate(shares) if s[1] > 0), None)  # first data line
     if total == 0 and all(s[2] == _tokenize.OK for s in shares):
-        if not allow_empty:
-            raise GraphFormatError("no edges (only comments or blank lines)", path)
-        empty = np.empty(0, np.int32)
-        return Graph.from_edges(empty, empty, None, n=0, directed=directed, name=name)
+        return _no_edges(path, "only comments or blank lines", allow_empty, directed, name)
     cols = shares[lead][0] if lead is not None else -1
     asked = weighted
     problem = _share_problem(shares, rank, lead, cols, buf, path, first_line, asked)
@@ -210,10 +215,7 @@ def read_parquet_mpi(
         problem = _problem(e)
     _agree(comm, path, problem)
     if comm.allreduce(len(src)) == 0:
-        if not allow_empty:
-            raise GraphFormatError("no edges (the table has no rows)", path)
-        empty = np.empty(0, np.int32)
-        return Graph.from_edges(empty, empty, None, n=0, directed=directed, name=name)
+        return _no_edges(path, "the table has no rows", allow_empty, directed, name)
     s, d, ids, n = renumber(comm, MPI, src, dst, is_int_type(src.type))
     del src, dst
     indptr, indices, w = build_rows(comm, MPI, s, d, w, n, directed)
