@@ -140,20 +140,22 @@ def load_input(
         from hpgraph.errors import GraphFormatError
         from hpgraph.io import detect_format, load_graph
 
-        if os.path.isdir(path) and (fmt or _folder_format(path)) != "parquet":
+        if fmt is None:
+            try:
+                fmt = detect_format(path)
+            except GraphFormatError:
+                fmt = None
+        if os.path.isdir(path) and fmt != "parquet":
             raise IsADirectoryError(
                 errno.EISDIR, "is a folder, not a graph file (a Parquet dataset folder "
                 "needs a name ending in .parquet, or --format parquet)", path,
             )  # fmt: skip
         if fmt is None:
-            try:
-                fmt = detect_format(path)
-            except GraphFormatError:
-                raise GraphFormatError(
-                    "cannot tell the format from the extension (.el, .txt, .edges, .csv, "
-                    ".tsv, .mtx, optionally .gz; .parquet; .hpgc); name it with --format",
-                    path,
-                ) from None
+            raise GraphFormatError(
+                "cannot tell the format from the extension (.el, .txt, .edges, .csv, "
+                ".tsv, .mtx, optionally .gz; .parquet; .hpgc); name it with --format",
+                path,
+            )
         t0 = time.perf_counter()
         if mpi:
             from hpgraph.runtimes.mpi.ingest import load_graph_mpi as load_graph
@@ -176,16 +178,6 @@ def load_input(
         g = uniform_random(d["n"], d["m"], **kw)
     dt = time.perf_counter() - t0
     return g, dt, f"generated (seed {seed}) in {fmt_seconds(dt)}"
-
-
-def _folder_format(path):
-    from hpgraph.errors import GraphFormatError
-    from hpgraph.io import detect_format
-
-    try:
-        return detect_format(path)
-    except GraphFormatError:
-        return None
 
 
 # ---------------------------------------------------------------------------- output
