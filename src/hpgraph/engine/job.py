@@ -256,6 +256,17 @@ class _Job:
     def counters(self):
         return self.counter_rows[:, : len(COUNTERS)]
 
+    def own_range(self) -> tuple[int, int]:
+        """The vertices this process owns: ``[lo, hi)`` of its local parts."""
+        local = list(self.rt.local_parts)
+        return int(self.offsets[local[0]]), int(self.offsets[local[-1] + 1])
+
+    def own(self, name: str) -> np.ndarray:
+        """The writable view of per-vertex array ``name`` for this process's vertices,
+        indexed from 0 (what a checkpoint of this process saves and restores)."""
+        lo, hi = self.own_range()
+        return self.a[name][lo:hi]
+
     def _warm_up(self):
         """Compile (or load from the cache) before the clock starts, and keep each
         kernel's entry point; an empty range runs nothing, so this touches no state."""
