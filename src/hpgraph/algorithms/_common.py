@@ -4,20 +4,30 @@ from __future__ import annotations
 
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph.csr import Graph
+from hpgraph.graph.part import PartGraph
 from hpgraph.graph.views import check_weights
 from hpgraph.result import VertexResult
 
 __all__ = ["source_index", "finish_result", "check_graph", "check_weights"]
 
 
-def check_graph(graph):
+def check_graph(graph, parts=False):
+    """Raise unless ``graph`` is a Graph (or, with ``parts``, a partitioned one: the
+    kernels that run on one process's rows alone say so)."""
+    if isinstance(graph, PartGraph):
+        if not parts:
+            raise InvalidArgumentError(
+                "this algorithm needs the whole graph on every rank: load it without "
+                "partitioned=True (the CLI does so for it)"
+            )
+        return
     if not isinstance(graph, Graph):
         raise InvalidArgumentError(f"expected an hpgraph Graph, got {type(graph).__name__}")
 
 
-def source_index(graph, source) -> int:
+def source_index(graph, source, parts=False) -> int:
     """Internal id of a source vertex named in the input's ids."""
-    check_graph(graph)
+    check_graph(graph, parts)
     if graph.n == 0:
         raise InvalidArgumentError("the graph has no vertices, so no source vertex exists")
     return graph.vertex_index(source)

@@ -36,6 +36,9 @@ class Runtime(ABC):
     #: whether delivery may run pull-style (reading receivers' in-edges); a runtime whose
     #: processes read only their own rows of the graph delivers push-style only
     pull_allowed: bool = True
+    #: whether jobs may run on a :class:`~hpgraph.graph.part.PartGraph` (each process
+    #: holding only its own rows and state; then delivery is push or dense only)
+    holds_parts: bool = False
 
     @property
     @abstractmethod

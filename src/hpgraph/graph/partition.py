@@ -17,7 +17,15 @@ from hpgraph.config import NUMBA_FLAGS
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph.csr import Graph
 
-__all__ = ["Partition", "range_partition", "range_cuts", "hash_partition", "local_degrees"]
+__all__ = [
+    "Partition",
+    "range_partition",
+    "range_cuts",
+    "nested_cuts",
+    "own_cuts",
+    "hash_partition",
+    "local_degrees",
+]
 
 
 @dataclass(frozen=True)
@@ -62,6 +70,25 @@ def range_cuts(indptr, parts: int, alpha: float = 8.0) -> np.ndarray:
     cuts = np.searchsorted(work, targets, side="left")
     offsets = np.concatenate([[0], cuts, [n]]).astype(np.int64)
     return np.maximum.accumulate(offsets)
+
+
+def nested_cuts(indptr, groups: int, parts: int, alpha: float = 8.0) -> np.ndarray:
+    """``groups * parts + 1`` offsets: :func:`range_cuts` into ``groups`` ranges (MPI
+    ranks), each cut again into ``parts`` (its threads) by :func:`range_cuts` of its own
+    rows, so a rank's parts depend on its own rows alone (what a rank holding only its
+    part computes, :mod:`hpgraph.runtimes.mpi.parts`)."""
+    outer = range_cuts(indptr, groups, alpha)
+    cuts = [
+        own_cuts(indptr[a : b + 1], int(a), parts, alpha)[:-1]
+        for a, b in zip(outer[:-1], outer[1:], strict=True)
+    ]
+    return np.concatenate(cuts + [outer[-1:]]).astype(np.int64)
+
+
+def own_cuts(own_indptr, lo: int, parts: int, alpha: float = 8.0) -> np.ndarray:
+    """:func:`range_cuts` of the rows ``lo ..`` whose ``indptr`` entries are
+    ``own_indptr`` (any base), as global offsets."""
+    return range_cuts(own_indptr - own_indptr[0], parts, alpha) + lo
 
 
 def hash_partition(graph: Graph, parts: int) -> tuple[Graph, Partition]:

@@ -108,8 +108,9 @@ WCC = Algorithm(
         Param(
             "variant",
             str,
-            "afforest",
-            "afforest (GAP's: sampled hooking) or hashmin (the vertex program); auto: afforest",
+            "auto",
+            "afforest (GAP's: sampled hooking) or hashmin (the vertex program); auto: "
+            "afforest, or hashmin on a partitioned graph (MPI ranks holding their rows)",
             choices=VARIANTS,
         ),
     ),

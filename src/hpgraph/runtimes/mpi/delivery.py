@@ -40,9 +40,12 @@ _CANDIDATES = COUNTERS.index("candidates")
 
 def _balanced_cuts(indptr, lo, hi, pieces):
     """``pieces`` + 1 boundaries splitting [lo, hi) into ranges of about equal
-    8 * vertices + edges (the partitioner's work measure)."""
+    8 * vertices + edges (the partitioner's work measure), or of equal vertex counts
+    when the rows are another process's (``indptr`` None: a part holds only its own)."""
     if pieces <= 1 or hi <= lo:
         return np.array([lo, hi], dtype=np.int64)
+    if indptr is None:
+        return np.linspace(lo, hi, pieces + 1).astype(np.int64)
     v = np.arange(lo, hi + 1, dtype=np.float64)
     work = 8.0 * (v - lo) + (indptr[lo : hi + 1] - indptr[lo]).astype(np.float64)
     cuts = lo + np.searchsorted(work, work[-1] * np.arange(1, pieces) / pieces)
@@ -67,9 +70,8 @@ class VertexDelivery:
         self.lo, self.hi = int(ro[rt.rank]), int(ro[rt.rank + 1])
         # The other ranks' ranges, each split into `threads` chunks balanced by edges.
         others = [q for q in range(rt.size) if q != rt.rank]
-        cuts = [
-            _balanced_cuts(job.graph.indptr, int(ro[q]), int(ro[q + 1]), rt.threads) for q in others
-        ]
+        indptr = None if job.part else job.graph.indptr
+        cuts = [_balanced_cuts(indptr, int(ro[q]), int(ro[q + 1]), rt.threads) for q in others]
         chunks = [
             (int(c[i]), int(c[i + 1]), q) for q, c in zip(others, cuts, strict=True)
             for i in range(len(c) - 1)

@@ -25,11 +25,13 @@ import numpy as np
 from hpgraph.engine.bsp import BSPResult, Peer, merge_peer_stats
 from hpgraph.engine.contract import timed
 from hpgraph.errors import InvalidArgumentError, RuntimeErrorInJob
-from hpgraph.graph.partition import range_partition
+from hpgraph.graph.part import PartGraph
+from hpgraph.graph.partition import Partition, nested_cuts
 from hpgraph.runtimes.base import Runtime
 from hpgraph.runtimes.mpi.buffers import RowTypes, allgatherv
 from hpgraph.runtimes.mpi.comm import AGGREGATIONS, Topology, load_mpi
 from hpgraph.runtimes.mpi.delivery import VertexDelivery
+from hpgraph.runtimes.mpi.parts import part_partition
 from hpgraph.runtimes.mpi.peers import MPIExchange
 from hpgraph.runtimes.mpi.watchdog import guard, start_watchdog
 
@@ -53,6 +55,7 @@ class MPIRuntime(Runtime):
     at the price of paging those rows in."""
 
     name = "mpi"
+    holds_parts = True
 
     def __init__(
         self,
@@ -140,7 +143,11 @@ class MPIRuntime(Runtime):
         return self.rank == 0
 
     def partition(self, graph):
-        return range_partition(graph, self.size * self.threads)
+        if isinstance(graph, PartGraph):
+            return part_partition(self, graph)
+        # ranks first, then each rank's threads: the partition a rank holding only its
+        # rows computes too (same parts, same results bit for bit)
+        return Partition(nested_cuts(graph.indptr, self.size, self.threads))
 
     def rank_range(self, graph) -> tuple[int, int]:
         """The internal ids [lo, hi) this rank owns in a job on ``graph``."""
