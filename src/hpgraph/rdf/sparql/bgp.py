@@ -3,7 +3,12 @@ binary-searched on its constants (a view, no copy); patterns are joined smallest
 (the exact range lengths are the statistics), always one connected to what is joined
 already. A pattern much larger than the part joined so far is not scanned: the distinct
 values the joined part gives a shared variable are binary-searched in the permutation
-sorted by that variable (an index nested-loop join) and only those rows are joined."""
+sorted by that variable (an index nested-loop join) and only those rows are joined.
+
+A BGP joined with a table the query computed elsewhere (a VALUES block, a sub-SELECT, the
+bindings an EXISTS tests) takes that table as a *seed*: one more relation in the join
+order, by its row count, so a small seed is joined first and narrows the lookups of the
+patterns after it."""
 
 from __future__ import annotations
 
@@ -107,30 +112,45 @@ def _terms(ctx, triple, intern=False):
     return terms
 
 
-def bgp(ctx, triples) -> Table:
-    """The solutions of a BGP: its triple patterns joined, then its property-path patterns
-    (each walked from what the patterns before it bound)."""
+class _Seed:
+    """A solution table taking part in a BGP's join order like a pattern."""
+
+    def __init__(self, table: Table):
+        self.seed = table
+        self.vars = set(table.cols)
+        self.n = table.n
+
+    def table(self) -> Table:
+        return self.seed
+
+
+def bgp(ctx, triples, seed: Table | None = None) -> Table:
+    """The solutions of a BGP (joined with ``seed`` if given): its triple patterns joined,
+    then its property-path patterns (each walked from what the patterns before it bound)."""
     paths = [t for t in triples if is_path(t[1])]
     triples = [t for t in triples if not is_path(t[1])]
-    result = _patterns(ctx, triples)
+    result = _patterns(ctx, triples, seed)
     for s, path, o in paths:
         s, o = _terms(ctx, (s, o), intern=True)
         result = join(result, path_table(ctx, s, path, o, result))
     return result
 
 
-def _patterns(ctx, triples) -> Table:
-    if not triples:
+def _patterns(ctx, triples, seed) -> Table:
+    patterns = [_Pattern(ctx.store, *_terms(ctx, t)) for t in triples]
+    if seed is not None:
+        patterns.append(_Seed(seed))
+    if not patterns:
         return Table({}, 1)
-    patterns = sorted((_Pattern(ctx.store, *_terms(ctx, t)) for t in triples), key=lambda t: t.n)
+    patterns.sort(key=lambda t: t.n)
     result = patterns.pop(0).table()
     while patterns:
         bound = set(result.cols)
         connected = [i for i, t in enumerate(patterns) if bound & t.vars]
         pattern = patterns.pop(connected[0] if connected else 0)
         part = None
-        if connected and result.n * LOOKUP_RATIO < pattern.n:
-            for var in sorted(pattern.vars & bound):
+        if connected and result.n * LOOKUP_RATIO < pattern.n and isinstance(pattern, _Pattern):
+            for var in sorted((pattern.vars & bound) - result.maybe):
                 part = pattern.lookup(var, np.unique(result.cols[var]))
                 if part is not None:
                     break

@@ -1,13 +1,19 @@
 """SPARQL expressions for FILTER, BIND, SELECT expressions, ORDER BY and HAVING:
-comparisons, &&, ||, !, arithmetic (+ - * / with numeric type promotion), bound, isIRI,
-isLiteral, isBlank, isNumeric, sameTerm, STR, LANG, DATATYPE, IF, COALESCE. An expression
-is evaluated once per distinct combination of the variables it reads, not per row."""
+comparisons, IN / NOT IN, &&, ||, !, arithmetic (+ - * / with numeric type promotion),
+bound, isIRI, isLiteral, isBlank, isNumeric, sameTerm, STR, LANG, DATATYPE, IF, COALESCE,
+STRLANG, STRDT, EXISTS / NOT EXISTS, and the string and numeric functions of
+:mod:`.functions`. An expression is evaluated once per distinct combination of the
+variables it reads, not per row (a function of one variable: once per distinct term); a
+FILTER's top-level ``&&`` operands are evaluated apart, each over its own variables, and
+EXISTS for all rows at once (:mod:`.exists`)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from hpgraph.rdf.parse import canonical_literal
+from hpgraph.rdf.sparql.exists import EXISTS, exists_columns, exists_key
+from hpgraph.rdf.sparql.functions import BUILTINS
 from hpgraph.rdf.sparql.numeric import XSD, arith, number_key
 from hpgraph.rdf.sparql.table import Table, rows_unique
 from hpgraph.rdf.sparql.terms import Unsupported, split_literal
@@ -23,6 +29,8 @@ def expr_vars(e, out):
 
     if isinstance(e, Variable):
         out.add(str(e))
+    elif getattr(e, "name", None) in EXISTS:
+        out.add(exists_key(e))
     elif isinstance(e, dict):
         for v in e.values():
             expr_vars(v, out)
@@ -50,8 +58,8 @@ def _compare(op, x, y):
     if op not in ("=", "!="):
         return None
     same = tuple(x) == tuple(y)
-    if not same and kx in _LITERALS and ky in _LITERALS:
-        return None
+    if not same and "typed" in (kx, ky) and kx in _LITERALS and ky in _LITERALS:
+        return None  # a literal of a datatype not understood: equal only as the same term
     return same if op == "=" else not same
 
 
@@ -84,6 +92,8 @@ def evaluate(ctx, e, row):
     if isinstance(e, (URIRef, Literal)):
         return ctx.value(ctx.intern(term_key(e)))
     name = getattr(e, "name", type(e).__name__)
+    if name == "RelationalExpression" and str(e.op) in ("IN", "NOT IN"):
+        return _member(ctx, e, row)
     if name == "RelationalExpression":
         if e.other is None or isinstance(e.other, list):
             raise Unsupported(f"operator {e.op}")
@@ -159,7 +169,41 @@ def evaluate(ctx, e, row):
             if v is not None and v[0] != "unbound":
                 return v
         return None
-    raise Unsupported(f"expression {name}")
+    if name in BUILTINS:
+        return BUILTINS[name](lambda x: evaluate(ctx, x, row), e)
+    if name in EXISTS:
+        hit = row.get(exists_key(e))
+        return None if hit is None else ("bool", bool(hit) == (name == "Builtin_EXISTS"))
+    if name in ("Builtin_STRLANG", "Builtin_STRDT"):
+        return _literal(ctx, name, evaluate(ctx, e.arg1, row), evaluate(ctx, e.arg2, row))
+    raise Unsupported(f"expression {name.replace('Builtin_', '')}")
+
+
+def _member(ctx, e, row):
+    """``x IN (...)``: true if equal to one, else an error if a comparison errs, else
+    false; NOT IN its negation."""
+    x = evaluate(ctx, e.expr, row)
+    error = False
+    for other in e.other if isinstance(e.other, list) else []:  # IN (): rdflib gives rdf:nil
+        y = evaluate(ctx, other, row)
+        r = None if x is None or y is None else _compare("=", x, y)
+        if r:
+            return ("bool", str(e.op) == "IN")
+        error = error or r is None
+    return None if error else ("bool", str(e.op) != "IN")
+
+
+def _literal(ctx, name, lex, arg):
+    """STRLANG(simple literal, tag) or STRDT(simple literal, datatype IRI)."""
+    if lex is None or lex[0] != "str" or arg is None:
+        return None
+    if name == "Builtin_STRLANG":
+        if arg[0] != "str" or not arg[1]:
+            return None
+        return ctx.value(ctx.intern(canonical_literal(lex[1], arg[1])))
+    if arg[0] != "iri":
+        return None
+    return ctx.value(ctx.intern(canonical_literal(lex[1], None, arg[1])))
 
 
 def ebv(v):
@@ -196,11 +240,14 @@ def value_key(v) -> str:
 def _per_combination(ctx, e, t: Table, one):
     """``one(row)`` for each distinct combination of the variables ``e`` reads, spread to
     the rows of ``t``."""
-    names = sorted(expr_vars(e, set()) & set(t.cols))
     evaluate(ctx, e, {})  # raises Unsupported for any unknown construct, even with no rows
+    cols = t.cols
+    if t.n:
+        cols = {**t.cols, **exists_columns(ctx, e, t)}
+    names = sorted(expr_vars(e, set()) & set(cols))
     if names:
-        first, inv = rows_unique([t.cols[v] for v in names])
-        combos = np.stack([t.cols[v][first] for v in names], axis=1).tolist()
+        first, inv = rows_unique([cols[v] for v in names])
+        combos = np.stack([cols[v][first] for v in names], axis=1).tolist()
     else:
         combos, inv = [[]], np.zeros(t.n, np.int64)
     out = [one(dict(zip(names, c, strict=True))) for c in combos]
@@ -216,6 +263,11 @@ def filter_mask(ctx, e, t: Table):
     if t.n == 0:
         evaluate(ctx, e, {})
         return np.zeros(0, bool)
+    if getattr(e, "name", None) == "ConditionalAndExpression":
+        mask = filter_mask(ctx, e.expr, t)
+        for other in e.other:
+            mask &= filter_mask(ctx, other, t)
+        return mask
     out, inv = _per_combination(ctx, e, t, lambda row: ebv(evaluate(ctx, e, row)) is True)
     return np.array(out, bool)[inv]
 
