@@ -1,11 +1,14 @@
 """Solution modifiers and aggregates: ORDER BY (SPARQL term order, variables or
-expressions), DISTINCT, GROUP BY with COUNT, SUM, AVG, MIN, MAX and SAMPLE (HAVING is a
-FILTER over the groups, done by the caller)."""
+expressions), DISTINCT, GROUP BY with COUNT (``*``, DISTINCT too), SUM, AVG, MIN, MAX,
+SAMPLE and GROUP_CONCAT, each of a variable or of an expression (evaluated once per
+distinct combination of its variables); HAVING is a FILTER over the groups, done by the
+caller."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from hpgraph.rdf.parse import canonical_literal
 from hpgraph.rdf.sparql.expressions import expr_column
 from hpgraph.rdf.sparql.numeric import XSD
 from hpgraph.rdf.sparql.sums import group_avg, group_sum
@@ -89,8 +92,8 @@ def aggregate(ctx, node, t: Table) -> Table:
     group = node.p
     keys = []
     for g in group.expr or []:
-        if not isinstance(g, Variable):
-            raise Unsupported("GROUP BY on an expression")
+        if not isinstance(g, Variable):  # rdflib loses GROUP BY (expr) without AS
+            raise Unsupported("GROUP BY on an expression without AS (write (expr AS ?v))")
         keys.append(str(g))
     if keys:
         mat = np.stack([t.cols.get(k, np.full(t.n, -1, np.int64)) for k in keys], axis=1)
@@ -104,15 +107,18 @@ def aggregate(ctx, node, t: Table) -> Table:
         res = str(agg.res)
         kind = agg.name.replace("Aggregate_", "").upper()
         if kind == "COUNT" and agg.vars == "*":
+            rows = inv
             if agg.distinct:
-                raise Unsupported("COUNT(DISTINCT *)")
-            cols[res] = _integers(ctx, np.bincount(inv, minlength=ng))
+                first, _ = rows_unique([inv, *t.cols.values()])
+                rows = inv[first]
+            cols[res] = _integers(ctx, np.bincount(rows, minlength=ng))
             continue
-        if kind not in ("COUNT", "SUM", "AVG", "MIN", "MAX", "SAMPLE"):
-            raise Unsupported("GROUP_CONCAT" if kind == "GROUPCONCAT" else kind)
-        if not isinstance(agg.vars, Variable):
-            raise Unsupported(f"{kind} of an expression")
-        col = t.cols.get(str(agg.vars), np.full(t.n, -1, np.int64))
+        if kind not in ("COUNT", "SUM", "AVG", "MIN", "MAX", "SAMPLE", "GROUPCONCAT"):
+            raise Unsupported(kind)
+        if isinstance(agg.vars, Variable):
+            col = t.cols.get(str(agg.vars), np.full(t.n, -1, np.int64))
+        else:  # an error in the expression leaves the value unbound
+            col = expr_column(ctx, agg.vars, t)
         rows = inv
         if agg.get("distinct") and kind != "SAMPLE":
             first, _ = rows_unique([inv, col])
@@ -122,14 +128,44 @@ def aggregate(ctx, node, t: Table) -> Table:
             out[rows[::-1]] = col[::-1]
             cols[res] = out
         elif kind == "COUNT":
-            cols[res] = _integers(ctx, np.bincount(rows[col >= 0], minlength=ng))
+            out = _integers(ctx, np.bincount(rows[col >= 0], minlength=ng))
+            if not isinstance(agg.vars, Variable):  # an error in the expression: unbound
+                out[np.unique(rows[col < 0])] = -1
+            cols[res] = out
         elif kind in ("MIN", "MAX"):
             cols[res] = _extreme(ctx, col, rows, ng, kind == "MAX")
+        elif kind == "GROUPCONCAT":
+            sep = " " if agg.separator is None else str(agg.separator)
+            cols[res] = _group_concat(ctx, col, rows, ng, sep)
         else:
             fn = group_sum if kind == "SUM" else group_avg
             cols[res] = fn(ctx, col, rows, ng)
     maybe = set(cols)
     return Table(cols, ng, maybe)
+
+
+def _group_concat(ctx, col, inv, ng, sep):
+    """GROUP_CONCAT per group: the string literals joined in row order, tagged when every
+    one has the same language tag; unbound where a group has another value or an unbound
+    one (as pyoxigraph); "" for an empty group. Each distinct term is read once."""
+    uniq, uinv = np.unique(col, return_inverse=True)
+    strings = []
+    for i in uniq.tolist():
+        kind, v = ctx.value(i)
+        strings.append((v, None) if kind == "str" else v if kind == "lang" else None)
+    parts = [[] for _ in range(ng)]
+    bad = np.zeros(ng, bool)
+    for g, j in zip(inv.tolist(), uinv.reshape(-1).tolist(), strict=True):
+        if strings[j] is None:
+            bad[g] = True
+        else:
+            parts[g].append(strings[j])
+    out = np.full(ng, -1, np.int64)
+    for g in np.flatnonzero(~bad).tolist():
+        langs = {lang for _, lang in parts[g]}
+        lang = langs.pop() if len(langs) == 1 else None
+        out[g] = ctx.intern(canonical_literal(sep.join(s for s, _ in parts[g]), lang))
+    return out
 
 
 def _integers(ctx, counts):
