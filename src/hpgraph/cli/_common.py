@@ -121,6 +121,7 @@ def load_input(
     threads=None,
     generated_weighted=False,
     mpi=False,
+    partitioned=False,
 ):
     """``(graph, seconds, how)`` for INPUT: an existing file (any format
     :func:`hpgraph.io.load_graph` reads; ``file:PATH`` also works) or a generator spec
@@ -128,7 +129,8 @@ def load_input(
     A generated graph is weighted when ``weighted`` is True, or when it is None and
     ``generated_weighted``. ``how`` says where the graph came from, for reports. ``mpi``:
     every MPI rank calls this, and a text edge list is parsed in parallel
-    (:func:`hpgraph.runtimes.mpi.ingest.load_graph_mpi`)."""
+    (:func:`hpgraph.runtimes.mpi.ingest.load_graph_mpi`); with ``partitioned`` each rank
+    keeps only its own rows (a :class:`~hpgraph.graph.part.PartGraph`)."""
     path = spec[5:] if spec.startswith("file:") else spec
     if os.path.exists(path) or not _is_spec(spec):
         if not os.path.exists(path):
@@ -157,9 +159,13 @@ def load_input(
                 path,
             )
         t0 = time.perf_counter()
+        kw = {"format": fmt, "directed": directed, "weighted": weighted, "cache": cache}
         if mpi:
-            from hpgraph.runtimes.mpi.ingest import load_graph_mpi as load_graph
-        g = load_graph(path, format=fmt, directed=directed, weighted=weighted, cache=cache)
+            from hpgraph.runtimes.mpi.ingest import load_graph_mpi
+
+            g = load_graph_mpi(path, partitioned=partitioned, **kw)
+        else:
+            g = load_graph(path, **kw)
         dt = time.perf_counter() - t0
         if not g.name:
             g.name = os.path.basename(path)
@@ -176,6 +182,10 @@ def load_input(
         g = kronecker(d["scale"], d["edge_factor"], **kw)
     else:
         g = uniform_random(d["n"], d["m"], **kw)
+    if partitioned:  # every rank generated the whole graph: keep its own rows
+        from hpgraph.runtimes.mpi.parts import split_graph
+
+        g = split_graph(g)
     dt = time.perf_counter() - t0
     return g, dt, f"generated (seed {seed}) in {fmt_seconds(dt)}"
 

@@ -50,7 +50,7 @@ def window(local: np.ndarray, lo: int, rows: int, readonly: bool | None = None) 
     part's own rows. ``local`` must be C-contiguous; ``readonly`` defaults to its own
     flag. Slicing ``[lo:lo + len(local)]`` gives back a view of ``local``."""
     local = np.ascontiguousarray(local)
-    if not 0 <= lo and lo + local.shape[0] <= rows:
+    if not (0 <= lo and lo + local.shape[0] <= rows):
         raise ValueError(f"window: rows [{lo}, {lo + local.shape[0]}) outside [0, {rows})")
     ro = not local.flags.writeable if readonly is None else bool(readonly)
     return np.asarray(_Window(local, lo, rows, ro))

@@ -150,8 +150,10 @@ class Algorithm:
     None)``, ``columns`` (of the result file, with the default parameters), ``bench``
     (:class:`BenchSpec`, or None: not benchmarked). ``runtimes``: where it runs;
     ``whole_graph``: every rank needs the whole graph (a peer-level program), not just its
-    part. ``after_run(result, graph, options, console)``: called by ``hpgraph run`` after
-    the report with the ``front_end`` parameters' values. ``api_only``: keyword parameters
+    part. ``partitioned``: runs on a :class:`~hpgraph.graph.part.PartGraph` (each MPI rank
+    holding only its own rows and state; ``hpgraph run --ranks`` then loads it so).
+    ``after_run(result, graph, options, console)``: called by ``hpgraph run`` after the
+    report with the ``front_end`` parameters' values. ``api_only``: keyword parameters
     of the function deliberately left off the command line (arrays, aliases); with
     ``params``, :data:`COMMON_ARGUMENTS`, ``seed`` and ``output`` they account for every
     parameter of the function (a test checks it against the signature)."""
@@ -170,6 +172,7 @@ class Algorithm:
     bench: BenchSpec | None = None
     runtimes: tuple[str, ...] = RUNTIMES
     whole_graph: bool = False
+    partitioned: bool = False
     after_run: Callable | str | None = None
     api_only: tuple[str, ...] = ()
 

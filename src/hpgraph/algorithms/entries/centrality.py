@@ -95,6 +95,7 @@ PAGERANK = Algorithm(
         # early stop, exactly the iterations asked for
         gap=GapRun("pr_spmv", ("-i", "{iterations}", "-t", "0")),
     ),
+    partitioned=True,
 )
 
 #: The parameters both betweenness entries take.

@@ -97,6 +97,7 @@ BFS = Algorithm(
         brief=_brief_bfs,
         gap=GapRun("bfs", count=r"BFS Tree has (\d+) nodes"),
     ),
+    partitioned=True,
 )
 
 WCC = Algorithm(
@@ -124,6 +125,7 @@ WCC = Algorithm(
         brief=_brief_wcc,
         gap=GapRun("cc", count=r"There are (\d+) components"),  # Afforest
     ),
+    partitioned=True,  # variant hashmin
 )
 
 SSSP = Algorithm(

@@ -47,13 +47,15 @@ def renumber(comm, MPI, src, dst, ints):
     return ids_from_sorted(src, dst, np.unique(np.concatenate(comm.allgather(local))))
 
 
-def build_rows(comm, MPI, s, d, w, n, directed):
+def build_rows(comm, MPI, s, d, w, n, directed, gather=True):
     """The CSR that :meth:`Graph.from_edges` builds from every rank's edges in rank order,
     each rank building the rows of its own range (:func:`~hpgraph.graph.partition.
     range_cuts` of the global row counts, the MPI runtime's partition): the half-edges
     go to their rows' owners in two ``Alltoallv`` streams, forward edges then reversed
     ones, each in file order, which is the order ``from_edges`` scatters them in; the
-    rows are then gathered on every rank."""
+    rows are then gathered on every rank: ``(indptr, indices, weights)``. Without
+    ``gather``: ``(cuts, own indptr, own indices, own weights)``, this rank's rows only
+    (``indptr`` entries ``lo .. hi`` of the whole graph's)."""
     rank, size = comm.Get_rank(), comm.Get_size()
     idt = index_dtype(n)
     s, d = s.astype(idt, copy=False), d.astype(idt, copy=False)
@@ -84,6 +86,8 @@ def build_rows(comm, MPI, s, d, w, n, directed):
             rows, targets, weights, hi - lo, idt, undirected=False, threads=1
         )
         del rows, targets
+        if not gather:
+            return cuts, indptr[lo : hi + 1].copy(), indices, weights
         sizes = indptr[cuts[1:]] - indptr[cuts[:-1]]
         got = allgatherv(comm, types, [indices] + ([weights] if has_w else []), sizes)
     finally:

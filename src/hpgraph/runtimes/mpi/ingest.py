@@ -43,6 +43,7 @@ import pyarrow.parquet as pq
 
 from hpgraph.errors import GraphFormatError
 from hpgraph.graph.csr import Graph
+from hpgraph.graph.part import PartGraph
 from hpgraph.io import _tokenize
 from hpgraph.io._ids import (
     is_int_type,
@@ -61,6 +62,7 @@ from hpgraph.io.parquet import (
 from hpgraph.io.shares import read_share
 from hpgraph.runtimes.mpi.assemble import build_rows, renumber
 from hpgraph.runtimes.mpi.comm import load_mpi
+from hpgraph.runtimes.mpi.parts import part_of_rows
 
 __all__ = ["read_edgelist_mpi", "read_parquet_mpi", "load_graph_mpi"]
 
@@ -99,6 +101,20 @@ def _no_edges(path, why, allow_empty, directed, name):
     return Graph.from_edges(empty, empty, None, n=0, directed=directed, name=name)
 
 
+def _whole(comm, partitioned, graph):
+    """``graph`` (read whole by every rank), or this rank's part of it."""
+    return PartGraph.from_graph(graph, comm.Get_size(), comm.Get_rank()) if partitioned else graph
+
+
+def _rows_graph(comm, MPI, s, d, w, n, directed, ids, name, partitioned):
+    """The graph (or this rank's part) from every rank's renumbered edges."""
+    if not partitioned:
+        indptr, indices, w = build_rows(comm, MPI, s, d, w, n, directed)
+        return Graph(indptr, indices, w, directed=directed, ids=ids, name=name)
+    cuts, indptr, indices, w = build_rows(comm, MPI, s, d, w, n, directed, gather=False)
+    return part_of_rows(comm, n, cuts, indptr, indices, w, directed=directed, ids=ids, name=name)
+
+
 def _diagnosed(buf, path, first_line, **kw):
     """The problem :func:`~hpgraph.io._text.diagnose` finds in a share."""
     try:
@@ -116,19 +132,22 @@ def read_edgelist_mpi(
     weighted: bool | None = None,
     allow_empty: bool = False,
     name: str | None = None,
-) -> Graph:
+    partitioned: bool = False,
+) -> Graph | PartGraph:
     """:func:`hpgraph.io.read_edgelist` with the ranks of ``comm`` (default: every rank)
     each parsing a share of the file (see the module docstring). Collective: every rank
-    calls it and gets the same graph, or the same error."""
+    calls it and gets the same graph, or the same error. ``partitioned``: every rank gets
+    its own rows only (a :class:`~hpgraph.graph.part.PartGraph`; the whole graph is never
+    built, except from a gzipped file or by one rank)."""
     MPI = load_mpi()
     comm = MPI.COMM_WORLD if comm is None else comm
     rank, size = comm.Get_rank(), comm.Get_size()
     name = graph_name(path) if name is None else name
     if size == 1 or str(path).endswith(".gz"):
-        return _everyone(
+        return _whole(comm, partitioned, _everyone(
             comm, read_edgelist, path, directed=directed, weighted=weighted,
             allow_empty=allow_empty, name=name,
-        )  # fmt: skip
+        ))  # fmt: skip
     buf, problem = np.empty(0, dtype=np.uint8), None
     try:
         buf, _ = read_share(path, rank, size)
@@ -141,7 +160,8 @@ def read_edgelist_mpi(
     total = sum(s[1] for s in shares)
     lead = next((r for r, s in enumerate(shares) if s[1] > 0), None)  # first data line
     if total == 0 and all(s[2] == _tokenize.OK for s in shares):
-        return _no_edges(path, "only comments or blank lines", allow_empty, directed, name)
+        empty = _no_edges(path, "only comments or blank lines", allow_empty, directed, name)
+        return _whole(comm, partitioned, empty)
     cols = shares[lead][0] if lead is not None else -1
     asked = weighted
     problem = _share_problem(shares, rank, lead, cols, buf, path, first_line, asked)
@@ -164,8 +184,8 @@ def read_edgelist_mpi(
     del norm
     s, d, ids, n = renumber(comm, MPI, src, dst, kinds == {"int"} or not kinds)
     del src, dst
-    indptr, indices, w = build_rows(comm, MPI, s, d, w if weighted else None, n, directed)
-    return Graph(indptr, indices, w, directed=directed, ids=ids, name=name)
+    w = w if weighted else None
+    return _rows_graph(comm, MPI, s, d, w, n, directed, ids, name, partitioned)
 
 
 def read_parquet_mpi(
@@ -176,21 +196,22 @@ def read_parquet_mpi(
     weighted: bool | None = None,
     allow_empty: bool = False,
     name: str | None = None,
-) -> Graph:
+    partitioned: bool = False,
+) -> Graph | PartGraph:
     """:func:`hpgraph.io.read_parquet` with the ranks of ``comm`` (default: every rank)
     each reading a contiguous run of the row groups (of a dataset folder's files, in path
     order), then renumbering and building rows as :func:`read_edgelist_mpi` does. Fewer
     row groups than ranks leave some ranks without rows to read. Collective: the same
-    graph, or error, everywhere."""
+    graph, or error, everywhere; ``partitioned`` as for :func:`read_edgelist_mpi`."""
     MPI = load_mpi()
     comm = MPI.COMM_WORLD if comm is None else comm
     rank, size = comm.Get_rank(), comm.Get_size()
     name = graph_name(path) if name is None else name
     if size == 1:
-        return _everyone(
+        return _whole(comm, partitioned, _everyone(
             comm, read_parquet, path, directed=directed, weighted=weighted,
             allow_empty=allow_empty, name=name,
-        )  # fmt: skip
+        ))  # fmt: skip
     src = dst = w = None
     problem = None
     try:
@@ -215,11 +236,11 @@ def read_parquet_mpi(
         problem = _problem(e)
     _agree(comm, path, problem)
     if comm.allreduce(len(src)) == 0:
-        return _no_edges(path, "the table has no rows", allow_empty, directed, name)
+        empty = _no_edges(path, "the table has no rows", allow_empty, directed, name)
+        return _whole(comm, partitioned, empty)
     s, d, ids, n = renumber(comm, MPI, src, dst, is_int_type(src.type))
     del src, dst
-    indptr, indices, w = build_rows(comm, MPI, s, d, w, n, directed)
-    return Graph(indptr, indices, w, directed=directed, ids=ids, name=name)
+    return _rows_graph(comm, MPI, s, d, w, n, directed, ids, name, partitioned)
 
 
 def _row_groups(files):
@@ -280,17 +301,25 @@ def _convert(norm, cols, keep, rows, buf, path, first_line, weighted):
     return src, dst, w, kind, None
 
 
-def load_graph_mpi(path, comm=None, *, format=None, directed=None, weighted=None, cache=True):
+def load_graph_mpi(
+    path, comm=None, *, format=None, directed=None, weighted=None, cache=True, partitioned=False
+):
     """:func:`hpgraph.io.load_graph` for the ranks of ``comm``: a text edge list or a
     Parquet file without a fresh cache is read in parallel (:func:`read_edgelist_mpi`,
     :func:`read_parquet_mpi`) and rank 0 writes the cache; other inputs and fresh caches
-    are loaded by every rank, as before."""
+    are loaded by every rank, as before.
+
+    ``partitioned``: every rank keeps its own rows only (a
+    :class:`~hpgraph.graph.part.PartGraph`). A parallel read then never builds the whole
+    graph and writes no cache; a cache (``.hpgc``, memory-mapped) is read for the own
+    rows (and ``indptr``); other formats are read whole by every rank, then cut."""
     MPI = load_mpi()
     comm = MPI.COMM_WORLD if comm is None else comm
     fmt = format or detect_format(path)
     parallel = fmt == "parquet" or (fmt == "edgelist" and not str(path).endswith(".gz"))
     if not parallel or comm.Get_size() == 1:
-        return load_graph(path, format=fmt, directed=directed, weighted=weighted, cache=cache)
+        graph = load_graph(path, format=fmt, directed=directed, weighted=weighted, cache=cache)
+        return _whole(comm, partitioned, graph)
     options = dict(format=fmt, directed=directed, weighted=weighted, allow_empty=False)
     src = None
     if cache and not os.path.isdir(path):  # a Parquet dataset folder is never cached
@@ -300,9 +329,10 @@ def load_graph_mpi(path, comm=None, *, format=None, directed=None, weighted=None
             src = None  # the parallel read words the error
         graph = cached_graph(path, src, options) if src is not None else None
         if comm.allreduce(graph is None, op=MPI.LOR) is False:
-            return graph  # every rank found the same fresh cache
+            return _whole(comm, partitioned, graph)  # every rank found a fresh cache
+        del graph
     read = read_edgelist_mpi if fmt == "edgelist" else read_parquet_mpi
-    graph = read(path, comm, directed=bool(directed), weighted=weighted)
-    if cache and src is not None and comm.Get_rank() == 0:
+    graph = read(path, comm, directed=bool(directed), weighted=weighted, partitioned=partitioned)
+    if cache and src is not None and comm.Get_rank() == 0 and not partitioned:
         write_cache(graph, path, src, options)
     return graph

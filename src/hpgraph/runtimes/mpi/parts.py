@@ -25,7 +25,13 @@ from hpgraph.graph.partition import Partition, own_cuts
 from hpgraph.runtimes.mpi.buffers import RowTypes, alltoallv
 from hpgraph.runtimes.mpi.comm import load_mpi
 
-__all__ = ["split_graph", "part_of_rows", "part_partition", "exchange_in_rows"]
+__all__ = [
+    "split_graph",
+    "part_of_rows",
+    "part_partition",
+    "exchange_in_rows",
+    "highest_degree_vertex",
+]
 
 
 def split_graph(graph, comm=None) -> PartGraph:
@@ -109,6 +115,16 @@ def exchange_in_rows(comm, part: PartGraph):
     start = comm.exscan(int(indices.shape[0]), op=MPI.SUM)  # None on rank 0
     indptr += int(start or 0)  # the whole in-CSR's offsets
     return _in_window(part, indptr, indices, in_w)
+
+
+def highest_degree_vertex(part: PartGraph, comm=None) -> tuple[int, int]:
+    """(vertex, out-degree) of the highest out-degree over every rank's rows, the
+    smallest id on ties (``np.argmax`` of the whole graph's degrees)."""
+    comm = load_mpi().COMM_WORLD if comm is None else comm
+    deg = np.diff(part.own_indptr)
+    mine = (-int(deg.max()), part.lo + int(np.argmax(deg))) if deg.shape[0] else (1, part.n)
+    best = min(comm.allgather(mine))
+    return best[1], -best[0]
 
 
 @njit(**NUMBA_FLAGS)
