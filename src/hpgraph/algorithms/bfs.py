@@ -47,8 +47,9 @@ BFS = vertex_program(
 )
 
 
-def bfs(graph, source, *, threads=None, runtime=None, progress=False):
-    """Depth and parent of every vertex, from ``source`` (an id of the input)."""
+def bfs(graph, source, *, threads=None, runtime=None, progress=False, checkpoint=None):
+    """Depth and parent of every vertex, from ``source`` (an id of the input);
+    ``checkpoint``: superstep checkpoints and resume (docs/checkpoints.md)."""
     s = source_index(graph, source)
     job = run(
         BFS,
@@ -57,6 +58,7 @@ def bfs(graph, source, *, threads=None, runtime=None, progress=False):
         threads=threads,
         runtime=runtime,
         progress=progress,
+        checkpoint=checkpoint,
     )
     depth = job.values[:, 0].copy()
     parent = job.values[:, 1].copy()

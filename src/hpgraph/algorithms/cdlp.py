@@ -103,12 +103,12 @@ def _check_iterations(iterations) -> int:
     return int(iterations)
 
 
-def cdlp(graph, *, iterations=10, threads=None, runtime=None, progress=False):
+def cdlp(graph, *, iterations=10, threads=None, runtime=None, progress=False, checkpoint=None):
     """Graphalytics CDLP labels after ``iterations`` synchronous rounds.
 
     Column ``label`` (int64, an internal vertex id, reported in the input's ids); meta
     ``communities`` (distinct labels) and ``iterations``. Definition in the module
-    docstring.
+    docstring. ``checkpoint``: superstep checkpoints and resume (docs/checkpoints.md).
     """
     check_graph(graph)
     iterations = _check_iterations(iterations)
@@ -130,6 +130,7 @@ def cdlp(graph, *, iterations=10, threads=None, runtime=None, progress=False):
         threads=threads,
         runtime=runtime,
         progress=progress,
+        checkpoint=checkpoint,
     )
     label = job.values if order is None else order[job.values].astype(np.int64)
     return finish_result(

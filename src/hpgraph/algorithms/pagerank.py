@@ -64,8 +64,10 @@ def pagerank(
     threads=None,
     runtime=None,
     progress=False,
+    checkpoint=None,
 ):
-    """Rank of every vertex (sums to 1)."""
+    """Rank of every vertex (sums to 1). ``checkpoint``: superstep checkpoints and
+    resume (:class:`hpgraph.engine.checkpoint.Checkpoints`)."""
     check_graph(graph)
     if not 0.0 <= damping <= 1.0:
         raise InvalidArgumentError(f"damping must lie in [0, 1], got {damping}")
@@ -90,6 +92,7 @@ def pagerank(
         runtime=runtime,
         master=master,
         progress=progress,
+        checkpoint=checkpoint,
     )
     iters = max(job.supersteps - 1, 0)
     return finish_result(

@@ -113,17 +113,21 @@ def _shared_memory(runtime) -> bool:
 
 
 def sssp(graph, source, *, variant="auto", delta=None, threads=None, runtime=None,
-         progress=False):  # fmt: skip
+         progress=False, checkpoint=None):  # fmt: skip
     """Distance and parent of every vertex, from ``source`` (an id of the input), by
     ``variant`` (see the module docstring); ``delta``: delta-stepping's bucket width
     (default :func:`~hpgraph.algorithms.delta_stepping.default_delta`); ``progress`` shows
-    the Bellman-Ford supersteps (delta-stepping runs without a progress line)."""
+    the Bellman-Ford supersteps (delta-stepping runs without a progress line);
+    ``checkpoint``: superstep checkpoints of Bellman-Ford ("auto" is then bellman-ford)."""
     s = source_index(graph, source)
     check_weights(graph, "sssp")
     if variant not in VARIANTS:
         raise InvalidArgumentError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
     if variant == "auto":
-        variant = "delta-stepping" if _shared_memory(runtime) else "bellman-ford"
+        local = _shared_memory(runtime) and checkpoint is None
+        variant = "delta-stepping" if local else "bellman-ford"
+    if variant == "delta-stepping" and checkpoint is not None:
+        raise InvalidArgumentError("checkpoints are taken by 'bellman-ford', not 'delta-stepping'")
     meta = {"source": source, "variant": variant}
     if variant == "delta-stepping":
         if not _shared_memory(runtime):
@@ -140,8 +144,9 @@ def sssp(graph, source, *, variant="auto", delta=None, threads=None, runtime=Non
         meta.update(delta=delta, rounds=rounds, supersteps=len(job.stats.supersteps))
     else:
         job = run(
-            SSSP, graph, params={"source": s}, threads=threads, runtime=runtime, progress=progress
-        )
+            SSSP, graph, params={"source": s}, threads=threads, runtime=runtime,
+            progress=progress, checkpoint=checkpoint,
+        )  # fmt: skip
         dist = job.values
     w = graph.weights if graph.weights is not None else np.empty(0, dtype=np.float64)
     parent = _parents(graph.indptr, graph.indices, w, dist, s)

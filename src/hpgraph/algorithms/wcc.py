@@ -58,16 +58,19 @@ def _count(comp):
     return int(np.count_nonzero(comp == np.arange(comp.shape[0])))
 
 
-def wcc(graph, *, variant="afforest", threads=None, runtime=None, progress=False):
+def wcc(graph, *, variant="auto", threads=None, runtime=None, progress=False, checkpoint=None):
     """Component label of every vertex (the smallest member's internal id), by
     ``variant`` "afforest" (default; "auto" is the same) or "hashmin" (the vertex
     program); ``progress`` shows the vertex program's supersteps (Afforest runs eight
-    short phases)."""
+    short phases). ``checkpoint``: superstep checkpoints and resume
+    (docs/checkpoints.md), which the vertex program takes: "auto" is then "hashmin"."""
     check_graph(graph)
     if variant not in VARIANTS:
         raise InvalidArgumentError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
     if variant == "auto":
-        variant = "afforest"
+        variant = "afforest" if checkpoint is None else "hashmin"
+    if variant == "afforest" and checkpoint is not None:
+        raise InvalidArgumentError("checkpoints are taken by variant 'hashmin', not 'afforest'")
     if variant == "afforest":
         from hpgraph.algorithms.afforest import afforest_components
 
@@ -78,7 +81,14 @@ def wcc(graph, *, variant="afforest", threads=None, runtime=None, progress=False
             "wcc", graph, {"component": comp}, stats=job.stats, meta=meta,
             id_columns=("component",),
         )  # fmt: skip
-    job = run(WCC, graph.symmetrized(), threads=threads, runtime=runtime, progress=progress)
+    job = run(
+        WCC,
+        graph.symmetrized(),
+        threads=threads,
+        runtime=runtime,
+        progress=progress,
+        checkpoint=checkpoint,
+    )
     comp = job.values
     return finish_result(
         "wcc",

@@ -17,6 +17,7 @@ import click
 
 from hpgraph._version import __version__
 from hpgraph.cli import bench as _bench
+from hpgraph.cli import checkpoint as _checkpoint
 from hpgraph.cli import communities as _communities
 from hpgraph.cli import graphs as _graphs
 from hpgraph.cli import rdf as _rdf
@@ -144,6 +145,7 @@ for _command in (
     _bench.demo,
     _rdf.rdf,
     _rdf.sparql,
+    _checkpoint.checkpoint,
 ):
     cli.add_command(_command)
 

@@ -27,6 +27,7 @@ from hpgraph.cli._common import (
     python_scalar,
     threads_option,
 )
+from hpgraph.cli.checkpoint import checkpoint_options, make_checkpoints
 
 __all__ = ["run", "param_option", "result_summary", "stats_table", "verify_result"]
 
@@ -152,6 +153,7 @@ def _algorithm_options(taken) -> list[click.Option]:
     help="MPI: every rank writes its own vertices' rows to OUTPUT with .partNNNNN "
     "before the extension (in parallel), instead of rank 0 writing all.",
 )
+@checkpoint_options
 @load_options
 def run(
     algorithm,
@@ -181,9 +183,15 @@ def run(
       hpgraph run bmlpa mentions.el --b 0.1 --initial hashtags.txt -o cover.csv
       hpgraph run strict_simulation g.el --labels labels.txt --pattern triangle.pat
       hpgraph run apsp roads.el -o distances.parquet   (streamed, source blocks)
+      hpgraph run pagerank g.hpgc --checkpoint /dev/shm/ck --checkpoint-every 5 --resume
     """
+    if options["max_restarts"]:  # a supervisor reruns the whole command (the launch)
+        from hpgraph.cli.checkpoint import supervise
+
+        sys.exit(supervise(options["max_restarts"]))
     if ranks is not None:
         sys.exit(_launch_mpi(ranks))
+    checkpoints = make_checkpoints(options)
     load = {k: options.pop(k) for k in ("directed", "weighted", "fmt", "no_cache", "seed")}
     algo = get_algorithm(algorithm)
     name = algo.name
@@ -206,6 +214,13 @@ def run(
     if output is not None and not algo.writes_output:
         _check_result_path(output)
     function = algo.function  # imports the kernel's module: not in the timed region
+    if checkpoints is not None:
+        import inspect
+
+        if "checkpoint" not in inspect.signature(function).parameters:
+            takes = "bfs, wcc, pagerank, sssp, cdlp"
+            raise click.UsageError(f"checkpoints apply to {takes}, not {name}")
+        given["checkpoint"] = checkpoints
     if progress is None:
         progress = sys.stdout.isatty()
 

@@ -1,0 +1,505 @@
+"""Superstep checkpoints of a vertex job: what to save to resume bit for bit, the
+on-disk store, the fast tier with a background drain, and the hook the superstep loop
+calls (Giraph's and Hama's checkpoints; the fast tier after the seed's tiered storage).
+
+A checkpoint of superstep N (the state in which superstep N starts) is a folder
+``superstep-NNNNNNNN/`` holding, per process (``rank-R/``), one ``.npy`` file per array
+of that process's own vertices and its ``files.json`` (size and SHA-256 of each), and a
+``manifest.json`` written last and atomically (temporary file, fsync, ``os.replace``)
+by process 0 once every process has written its files. A folder without a manifest is
+incomplete, one whose files do not match their checksums is corrupt: neither is used.
+
+What a job saves is what its next superstep reads: the per-vertex value, state, inbox,
+has_msg, outbox and sending arrays, the sender and candidate lists with the per-part
+counters that size them, listed messages (msg_ptr/msg_val), the last broadcast of a
+dense superstep (the next one pulls it), the aggregator values, and the dense and rescan
+flags. Resuming on the same ranks and threads gives the same bits as running through.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import queue
+import shutil
+import threading
+import warnings
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from hpgraph.errors import HPGraphError, InvalidArgumentError
+
+__all__ = [
+    "Checkpoints",
+    "CheckpointWarning",
+    "Faults",
+    "complete_checkpoints",
+    "list_checkpoints",
+    "save_job",
+    "restore_job",
+]
+
+FORMAT = 1
+MANIFEST = "manifest.json"
+_PREFIX = "superstep-"
+_PER_VERTEX = ("value", "state", "inbox", "has_msg", "outbox", "sending", "senders", "candidates")
+
+
+class CheckpointWarning(UserWarning):
+    """A checkpoint could not be written, or one found was corrupt and skipped."""
+
+
+class Faults:
+    """What the checkpoint hook calls so a fault injector can act (all no-ops here;
+    :mod:`hpgraph.runtimes.faults` implements them): at the end of every superstep,
+    before a checkpoint is written (may raise ``OSError``) and after it is complete."""
+
+    def superstep(self, ss: int, rank: int) -> None:
+        """Superstep ``ss`` is about to start (``ss`` supersteps are done)."""
+
+    def writing(self, ss: int, rank: int, folder: Path) -> None:
+        """This process is about to write its files of checkpoint ``ss``."""
+
+    def written(self, ss: int, rank: int, folder: Path) -> None:
+        """Checkpoint ``ss`` is complete (its manifest is written)."""
+
+
+@dataclass
+class Checkpoints:
+    """Checkpointing options of a vertex job (``run(..., checkpoint=Checkpoints(...))``).
+
+    ``dir``: the (fast) tier the checkpoints are written to, every ``every`` supersteps,
+    the last ``keep`` kept; ``drain``: a durable folder a background thread copies each
+    complete checkpoint to (a superstep waits only while more than ``keep`` are not yet
+    copied); ``resume``: start from the newest complete checkpoint in ``dir`` or
+    ``drain`` (a corrupt one is skipped with a warning; none at all: from the start);
+    ``faults``: a :class:`Faults` the hook calls (a fault injector). ``dir`` may be None
+    when only ``faults`` is wanted."""
+
+    dir: str | os.PathLike | None
+    every: int = 5
+    keep: int = 2
+    drain: str | os.PathLike | None = None
+    resume: bool = False
+    faults: Faults | None = None
+
+    def __post_init__(self):
+        for what in ("every", "keep"):
+            x = getattr(self, what)
+            if int(x) != x or x < 1:
+                raise InvalidArgumentError(f"checkpoint {what} must be an integer >= 1, got {x}")
+        if self.dir is None and (self.drain is not None or self.resume):
+            raise InvalidArgumentError("checkpoint drain and resume need a checkpoint dir")
+
+    def open(self, job) -> _Session:
+        """The hook of one job's superstep loop (checks the folders first)."""
+        return _Session(self, job)
+
+
+# ---------------------------------------------------------------- files and manifests
+def _folder(root: Path, ss: int) -> Path:
+    return root / f"{_PREFIX}{ss:08d}"
+
+
+class _Hashing:
+    """A file object that hashes what is written through it (np.save writes in chunks)."""
+
+    def __init__(self, f):
+        self.f, self.h, self.size = f, hashlib.sha256(), 0
+
+    def write(self, b):
+        self.h.update(b)
+        self.size += len(b)
+        return self.f.write(b)
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _write_arrays(folder: Path, arrays: dict) -> dict:
+    """Each array to ``folder/<name>.npy``; ``{file: {"bytes", "sha256"}}``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {}
+    for name, arr in arrays.items():
+        with open(folder / f"{name}.npy", "wb") as f:
+            w = _Hashing(f)
+            np.save(w, np.ascontiguousarray(arr), allow_pickle=False)
+        files[f"{name}.npy"] = {"bytes": w.size, "sha256": w.h.hexdigest()}
+    _write_atomic(folder / "files.json", json.dumps(files).encode())
+    return files
+
+
+def _read_manifest(folder: Path) -> dict | None:
+    try:
+        m = json.loads((folder / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(m, dict) or m.get("format") != FORMAT or "superstep" not in m:
+        return None
+    return m
+
+
+def complete_checkpoints(root) -> list[tuple[int, Path, dict]]:
+    """``(superstep, folder, manifest)`` of every checkpoint in ``root`` with a readable
+    manifest, oldest first (checksums are not read here)."""
+    root = Path(root)
+    out = []
+    with contextlib.suppress(OSError):
+        for p in root.iterdir():
+            if p.name.startswith(_PREFIX) and p.is_dir():
+                m = _read_manifest(p)
+                if m is not None:
+                    out.append((int(m["superstep"]), p, m))
+    return sorted(out, key=lambda t: t[0])
+
+
+def list_checkpoints(root) -> list[str]:
+    """One line per complete checkpoint in ``root``, oldest first, each starting
+    ``superstep N`` (``hpgraph checkpoint list``); InvalidArgumentError if ``root`` is
+    not a readable folder."""
+    root = Path(root)
+    if not root.is_dir():
+        raise InvalidArgumentError(f"{root}: no such checkpoint folder")
+    lines = []
+    for ss, folder, m in complete_checkpoints(root):
+        size = sum(f["bytes"] for f in m["files"].values())
+        fp = m["fingerprint"]
+        lines.append(
+            f"superstep {ss}  {folder.name}  {fp['program']}  n={fp['n']:,}  "
+            f"{fp['processes']} process(es) x {fp['parts'] // fp['processes']} part(s)  "
+            f"{len(m['files'])} files  {size / 2**20:.1f} MiB"
+        )
+    return lines
+
+
+def _verify(folder: Path, files: dict, prefix: str) -> str | None:
+    """The first of ``files`` under ``prefix`` missing or not matching its checksum."""
+    for rel, meta in files.items():
+        if not rel.startswith(prefix):
+            continue
+        try:
+            data = (folder / rel).read_bytes()
+        except OSError:
+            return f"{rel} missing"
+        if len(data) != meta["bytes"] or hashlib.sha256(data).hexdigest() != meta["sha256"]:
+            return f"{rel} does not match its checksum"
+    return None
+
+
+# ---------------------------------------------------------------- what a job saves
+def _crc(*arrays) -> int:
+    """A cheap hash of (samples of) arrays: whole when small, else 2^20 evenly spaced."""
+    crc = 0
+    for a in arrays:
+        a = np.asarray(a)
+        if a.shape[0] > 1 << 20:
+            a = a[:: a.shape[0] >> 20]
+        crc = zlib.crc32(np.ascontiguousarray(a).tobytes(), crc)
+    return crc
+
+
+def _fingerprint(job) -> dict:
+    """What must match for a checkpoint to belong to this job: the same on every
+    process (each hashes the rows it owns; one allreduce sums them). Collective."""
+    g, rt = job.graph, job.rt
+    lo, hi = job.own_range()
+    a, b = int(g.indptr[lo]), int(g.indptr[hi])
+    rows = [g.indptr[lo : hi + 1], g.indices[a:b]]
+    if g.weights is not None:
+        rows.append(g.weights[a:b])
+    mine = np.array([_crc(r) for r in rows] + [b - a], dtype=np.float64)
+    tot = rt.allreduce(mine)
+    parts = job.partition.parts
+    return {
+        "program": job.program.name,
+        "params": [float(x).hex() for x in job.a["params"]],
+        "n": int(g.n),
+        "edges": int(tot[-1]),
+        "graph": "-".join(f"{int(x):x}" for x in tot[:-1]),
+        "processes": parts // len(list(rt.local_parts)),
+        "parts": parts,
+        "offsets": f"{_crc(job.offsets):08x}",
+    }
+
+
+def _rank(job) -> int:
+    local = list(job.rt.local_parts)
+    return local[0] // len(local)
+
+
+def _job_arrays(job, dense: bool) -> dict:
+    """This process's part of everything the next superstep reads."""
+    lo, hi = job.own_range()
+    local = list(job.rt.local_parts)
+    out = {name: job.own(name) for name in _PER_VERTEX}
+    out["counter_rows"] = job.counter_rows[local[0] : local[-1] + 1]
+    out["agg_value"] = job.a["agg_value"]
+    out["flags"] = np.array([dense, job.rescan], dtype=np.uint8)
+    if not job.program.combined:
+        ptr = job.a["msg_ptr"]
+        out["msg_ptr"] = ptr[lo : hi + 1]
+        out["msg_val"] = job.a["msg_val"][ptr[lo] : ptr[hi]]
+    if dense:
+        out["outbox_spare"] = job.own("outbox_spare")
+    return out
+
+
+def save_job(job, ss: int, folder: Path, dense: bool) -> dict:
+    """Write this process's part of ``job`` at the start of superstep ``ss`` into
+    ``folder/rank-R/``; its ``{relative file: {"bytes", "sha256"}}``."""
+    rank = _rank(job)
+    files = _write_arrays(folder / f"rank-{rank}", _job_arrays(job, dense))
+    return {f"rank-{rank}/{k}": v for k, v in files.items()}
+
+
+def _load(folder: Path, rel: str, meta: dict) -> np.ndarray:
+    data = (folder / rel).read_bytes()
+    if len(data) != meta["bytes"] or hashlib.sha256(data).hexdigest() != meta["sha256"]:
+        raise HPGraphError(f"{folder / rel}: does not match its checksum")
+    return np.load(io.BytesIO(data), allow_pickle=False)
+
+
+def restore_job(job, folder: Path, manifest: dict) -> tuple[int, bool]:
+    """Put this process's part of checkpoint ``folder`` back into ``job``; returns the
+    superstep to start and whether it is dense. Collective (a dense superstep's
+    broadcasts are mirrored to every process)."""
+    rank = _rank(job)
+    files = manifest["files"]
+
+    def get(name):
+        rel = f"rank-{rank}/{name}.npy"
+        return _load(folder, rel, files[rel])
+
+    for name in _PER_VERTEX:
+        job.own(name)[...] = get(name)
+    local = list(job.rt.local_parts)
+    job.counter_rows[local[0] : local[-1] + 1] = get("counter_rows")
+    job.a["agg_value"][:] = get("agg_value")
+    dense, rescan = (bool(x) for x in get("flags"))
+    job.rescan = rescan
+    if not job.program.combined:
+        lo, hi = job.own_range()
+        job.a["msg_ptr"][lo : hi + 1] = get("msg_ptr")
+        job.set_array("msg_val", np.ascontiguousarray(get("msg_val")))
+    if dense:
+        job.a["outbox_spare"] = np.empty_like(job.a["outbox"])
+        job.own("outbox_spare")[...] = get("outbox_spare")
+        job.pulled = job.rt.mirror(job.a["outbox_spare"], job.offsets)
+    return int(manifest["superstep"]), dense
+
+
+# ---------------------------------------------------------------- the loop's hook
+class _Session:
+    """One job's checkpoints: restore before the loop, save at the end of a superstep,
+    drain in the background, prune to ``keep``."""
+
+    def __init__(self, opts: Checkpoints, job):
+        self.opts, self.job, self.rt = opts, job, job.rt
+        self.rank = _rank(job)
+        self.root = Path(opts.dir) if opts.dir is not None else None
+        self.drain_root = Path(opts.drain) if opts.drain is not None else None
+        self.faults = opts.faults or Faults()
+        self.drainer = None
+        if self.root is None:
+            return
+        self.fingerprint = _fingerprint(job)
+        if (
+            opts.resume
+            and not self.root.is_dir()
+            and not (self.drain_root is not None and self.drain_root.is_dir())
+        ):
+            raise InvalidArgumentError(f"{self.root}: no such checkpoint folder to resume from")
+        for root in (self.root, self.drain_root):
+            if root is None:
+                continue
+            found = complete_checkpoints(root)
+            if found:  # never overwrite another job's checkpoints
+                self._check_ours(found[-1][1], found[-1][2])
+        if self.rank == 0:
+            for root in (self.root, self.drain_root):
+                if root is not None:
+                    root.mkdir(parents=True, exist_ok=True)
+            if self.drain_root is not None:
+                self.drainer = _Drainer(self.drain_root, opts.keep)
+        self._barrier()
+
+    def _barrier(self, flag=0.0) -> float:
+        return float(self.rt.allreduce(np.array([flag], dtype=np.float64), "max")[0])
+
+    def _check_ours(self, folder: Path, manifest: dict) -> None:
+        theirs = manifest.get("fingerprint", {})
+        for key, mine in self.fingerprint.items():
+            if theirs.get(key) != mine:
+                raise InvalidArgumentError(
+                    f"{folder}: a checkpoint of another job ({key}: {theirs.get(key)!r} "
+                    f"there, {mine!r} here); use another checkpoint folder"
+                )
+
+    def _warn(self, text: str) -> None:
+        if self.rank == 0:
+            warnings.warn(text, CheckpointWarning, stacklevel=3)
+
+    # -- resume
+    def restore(self) -> tuple[int, bool]:
+        """(superstep to start at, dense): from the newest usable checkpoint when
+        resuming, else (0, False)."""
+        if self.root is None or not self.opts.resume:
+            return 0, False
+        found = complete_checkpoints(self.root)
+        if self.drain_root is not None:
+            have = {ss for ss, _, _ in found}
+            found += [c for c in complete_checkpoints(self.drain_root) if c[0] not in have]
+        for _, folder, manifest in sorted(found, key=lambda t: t[0], reverse=True):
+            self._check_ours(folder, manifest)
+            bad = _verify(folder, manifest["files"], f"rank-{self.rank}/")
+            if self._barrier(1.0 if bad else 0.0):
+                self._warn(f"{folder}: corrupt ({bad or 'on another rank'}); trying an older one")
+                continue
+            return restore_job(self.job, folder, manifest)
+        if found:
+            self._warn(f"{self.root}: no usable checkpoint; starting from superstep 0")
+        return 0, False
+
+    # -- save
+    def superstep_done(self, ss: int, dense: bool) -> None:
+        """Superstep ``ss`` is about to start: checkpoint it when due, then let the
+        fault injector act."""
+        if self.root is not None and ss % self.opts.every == 0:
+            self._save(ss, dense)
+        self.faults.superstep(ss, self.rank)
+
+    def _save(self, ss: int, dense: bool) -> None:
+        folder = _folder(self.root, ss)
+        if self.drainer is not None:
+            self.drainer.wait_below(self.opts.keep)
+        error = None
+        try:
+            if self.rank == 0:
+                with contextlib.suppress(FileNotFoundError):
+                    (folder / MANIFEST).unlink()  # being rewritten: incomplete
+            self.faults.writing(ss, self.rank, folder)
+            save_job(self.job, ss, folder, dense)
+        except OSError as exc:
+            error = exc
+        if self._barrier(1.0 if error else 0.0):  # every process wrote its part, or not
+            self._warn(
+                f"checkpoint of superstep {ss} not written ({error or 'failed on another rank'})"
+                "; the job goes on"
+            )
+            if self.rank == 0:
+                shutil.rmtree(folder, ignore_errors=True)
+            return
+        if self.rank == 0:
+            try:
+                self._manifest(ss, folder, dense)
+            except OSError as exc:
+                self._warn(f"checkpoint of superstep {ss} not written ({exc}); the job goes on")
+                shutil.rmtree(folder, ignore_errors=True)
+                return
+            self._prune()
+            if self.drainer is not None:
+                self.drainer.put(ss, folder)
+        self.faults.written(ss, self.rank, folder)
+
+    def _manifest(self, ss, folder, dense):
+        files = {}
+        for r in range(self.fingerprint["processes"]):
+            part = json.loads((folder / f"rank-{r}" / "files.json").read_text())
+            files.update({f"rank-{r}/{k}": v for k, v in part.items()})
+        m = {
+            "format": FORMAT,
+            "superstep": ss,
+            "dense": dense,
+            "fingerprint": self.fingerprint,
+            "files": files,
+        }
+        _write_atomic(folder / MANIFEST, json.dumps(m, indent=1).encode())
+
+    def _prune(self):
+        found = complete_checkpoints(self.root)
+        drained = self.drainer.done if self.drainer is not None else None
+        for ss, folder, _ in found[: max(len(found) - self.opts.keep, 0)]:
+            if drained is None or ss in drained:
+                shutil.rmtree(folder, ignore_errors=True)
+
+    def close(self) -> None:
+        """Wait for the drain to finish (the durable copy is complete at the end)."""
+        if self.drainer is not None:
+            self.drainer.close()
+            if self.root is not None:
+                self._prune()
+
+
+class _Drainer:
+    """A thread that copies complete checkpoints to the durable folder (the files,
+    then the manifest, atomically, last) and keeps its newest ``keep``."""
+
+    def __init__(self, root: Path, keep: int):
+        self.root, self.keep = root, keep
+        self.q: queue.Queue = queue.Queue()
+        self.pending = 0
+        self.done: set[int] = set()
+        self.error: BaseException | None = None
+        self.cv = threading.Condition()
+        self.thread = threading.Thread(target=self._run, name="checkpoint-drain", daemon=True)
+        self.thread.start()
+
+    def put(self, ss, folder):
+        with self.cv:
+            self.pending += 1
+        self.q.put((ss, folder))
+
+    def wait_below(self, limit):
+        """Block while ``limit`` or more checkpoints wait to be copied (the fast tier
+        would hold more than ``keep`` undrained ones)."""
+        with self.cv:
+            self.cv.wait_for(lambda: self.pending < limit)
+
+    def _run(self):
+        while True:
+            item = self.q.get()
+            if item is None:
+                return
+            ss, folder = item
+            try:
+                self._copy(ss, folder)
+            except OSError as exc:
+                warnings.warn(
+                    f"checkpoint of superstep {ss} not drained to {self.root} ({exc})",
+                    CheckpointWarning,
+                    stacklevel=1,
+                )
+            with self.cv:
+                self.pending -= 1
+                self.done.add(ss)
+                self.cv.notify_all()
+
+    def _copy(self, ss, folder):
+        dst = _folder(self.root, ss)
+        with contextlib.suppress(FileNotFoundError):
+            (dst / MANIFEST).unlink()
+        for src in sorted(folder.rglob("*")):
+            if src.is_file() and src.name != MANIFEST:
+                target = dst / src.relative_to(folder)
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src, target)
+        _write_atomic(dst / MANIFEST, (folder / MANIFEST).read_bytes())
+        found = complete_checkpoints(self.root)
+        for _, old, _ in found[: max(len(found) - self.keep, 0)]:
+            shutil.rmtree(old, ignore_errors=True)
+
+    def close(self):
+        self.q.put(None)
+        self.thread.join()
