@@ -1,5 +1,6 @@
 """``hpgraph checkpoint list DIR``, the options that make ``hpgraph run`` checkpoint
-and resume, and the supervisor behind ``--max-restarts`` (docs/checkpoints.md)."""
+and resume, the supervisor behind ``--max-restarts``, and ``hpgraph faults run``
+(docs/checkpoints.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import time
 
 import click
 
-__all__ = ["checkpoint", "checkpoint_options", "make_checkpoints", "supervise"]
+__all__ = ["checkpoint", "faults", "checkpoint_options", "make_checkpoints", "supervise"]
 
 
 @click.group(short_help="Superstep checkpoints: list them.")
@@ -145,3 +146,51 @@ def supervise(restarts: int, argv=None) -> int:
         )
         if resumable and "--resume" not in cmd:
             cmd.append("--resume")
+
+
+@click.group(short_help="Fault injection: run a campaign.")
+def faults():
+    """Fault injection (docs/checkpoints.md): ``hpgraph run --inject FAULTS`` acts out
+    the faults of a file; ``hpgraph faults run`` runs a campaign."""
+
+
+@faults.command("run")
+@click.argument("fault_file", type=click.Path(dir_okay=False))
+@click.option(
+    "--compare",
+    type=click.Path(dir_okay=False),
+    help="The output file COMMAND writes: compared with the fault-free run's.",
+)
+@click.option(
+    "--clean",
+    multiple=True,
+    type=click.Path(),
+    help="A path removed before every run (the checkpoint folders); repeatable.",
+)
+@click.option("--timeout", type=float, default=600.0, show_default=True, help="Seconds per run.")
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
+def faults_run(fault_file, compare, clean, timeout, command):
+    """Run COMMAND without faults, then once per fault of FAULT_FILE (faults sharing a
+    ``run`` number together), injected through $HPGRAPH_INJECT, and print per run: the
+    fault, whether it was detected and how many seconds after it acted, the restarts,
+    and whether the output file (--compare) is identical to the fault-free run's.
+
+    \b
+    Example:
+      hpgraph faults run faults.toml --compare pr.csv --clean /dev/shm/ck -- \\
+        hpgraph run pagerank g.hpgc --ranks 2 --checkpoint /dev/shm/ck \\
+        --checkpoint-every 2 --max-restarts 2 -o pr.csv
+    """
+    from hpgraph.runtimes.campaign import format_table, run_campaign
+    from hpgraph.runtimes.faults import load_faults
+
+    load_faults(fault_file)  # a bad file: one line, before any run
+    outcomes = run_campaign(
+        fault_file,
+        list(command),
+        compare=compare,
+        clean=clean,
+        timeout=timeout,
+        echo=lambda text: click.echo(text, err=True),
+    )
+    click.echo(format_table(outcomes))

@@ -146,6 +146,7 @@ for _command in (
     _rdf.rdf,
     _rdf.sparql,
     _checkpoint.checkpoint,
+    _checkpoint.faults,
 ):
     cli.add_command(_command)
 

@@ -10,6 +10,7 @@ File format (docs/checkpoints.md)::
     rank = 1             # the MPI rank that acts it (0 on the local runtime) [0]
     superstep = 4        # when superstep 4 is about to start (after its checkpoint)
     seconds = 2.0        # delay and hog: how long [1.0]
+    run = 1              # hpgraph faults run: faults with the same run act in one run
 
     [random]             # more faults drawn from a seed (all of them listed at load)
     seed = 7
@@ -45,7 +46,7 @@ from hpgraph.errors import InvalidArgumentError
 __all__ = ["KINDS", "Fault", "Injector", "load_faults", "dump_faults"]
 
 KINDS = ("kill", "hang", "delay", "hog", "disk-full", "unavailable", "corrupt")
-_KEYS = {"kind", "rank", "superstep", "seconds"}
+_KEYS = {"kind", "rank", "superstep", "seconds", "run"}
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class Fault:
     superstep: int
     rank: int = 0
     seconds: float = 1.0
+    run: int | None = None  #: a campaign's run it belongs to (None: a run of its own)
 
     def __str__(self):
         timed = f" {self.seconds:g} s" if self.kind in ("delay", "hog") else ""
@@ -72,9 +74,13 @@ def _fault(where: str, spec) -> Fault:
             f"{where}: unknown fault kind {kind!r}; choose from {', '.join(KINDS)}"
         )
     try:
-        f = Fault(
-            kind, int(spec["superstep"]), int(spec.get("rank", 0)), float(spec.get("seconds", 1.0))
+        ss, rank, seconds = (
+            int(spec["superstep"]),
+            int(spec.get("rank", 0)),
+            spec.get("seconds", 1.0),
         )
+        run = None if spec.get("run") is None else int(spec["run"])
+        f = Fault(kind, ss, rank, float(seconds), run)
     except (KeyError, TypeError, ValueError) as exc:
         raise InvalidArgumentError(f"{where}: needs an integer superstep ({exc})") from None
     if f.superstep < 1 or f.rank < 0 or f.seconds < 0:
@@ -140,6 +146,7 @@ def dump_faults(faults, path) -> None:
         lines += [
             f"{k} = {v!r}" if not isinstance(v, str) else f'{k} = "{v}"'
             for k, v in asdict(f).items()
+            if v is not None
         ]
     Path(path).write_text("\n".join(lines) + "\n")
 
