@@ -54,6 +54,20 @@ FEATURES = {
     "?d ub:subOrganizationOf ?u } GROUP BY ?u HAVING (SUM(?n) > 100)",
     "MIN MAX": "SELECT ?d (MIN(?n) AS ?lo) (MAX(?n) AS ?hi) WHERE { ?x ub:worksFor ?d . "
     "?x ub:name ?n } GROUP BY ?d",
+    "regex": "SELECT ?x ?n WHERE { ?x rdf:type ub:UndergraduateStudent . ?x ub:name ?n "
+    'FILTER(regex(?n, "student1[0-9]$", "i")) }',
+    "STRSTARTS": "SELECT ?x WHERE { ?x rdf:type ub:Student "
+    'FILTER(STRSTARTS(STR(?x), "http://www.Department1.")) }',
+    "EXISTS": "SELECT ?s ?p WHERE { ?s ub:advisor ?p "
+    "FILTER EXISTS { ?s ub:takesCourse ?c . ?p ub:teacherOf ?c } }",
+    "NOT EXISTS": "SELECT ?p WHERE { ?p rdf:type ub:FullProfessor "
+    "FILTER NOT EXISTS { ?p ub:teacherOf ?c . ?c rdf:type ub:GraduateCourse } }",
+    "GROUP_CONCAT": 'SELECT ?d (GROUP_CONCAT(?n; SEPARATOR=",") AS ?names) WHERE { '
+    "?x ub:worksFor ?d . ?x ub:name ?n } GROUP BY ?d",
+    "COUNT DISTINCT": "SELECT ?d (COUNT(DISTINCT ?c) AS ?n) WHERE { ?x ub:memberOf ?d . "
+    "?x ub:takesCourse ?c } GROUP BY ?d",
+    "!p": "SELECT ?o WHERE { <http://www.Department0.University0.edu/FullProfessor0> "
+    "!(rdf:type|ub:name) ?o }",
 }
 
 

@@ -1,15 +1,16 @@
 """Property paths: ``p``, ``^p``, ``p/q``, ``p|q``, ``p+``, ``p*``, ``p?``, negated
 property sets (``!p``, ``!(p|q)``, read backwards as ``^!p``) and their nestings, as
-relations (subject, object) over id arrays. A negated set is one pass over the whole
-store (the triples whose predicate is not in the set); an inverse inside the set
-(``!^p``) raises ``Unsupported``: rdflib's parser drops its IRI. Inverses are pushed down to the
-predicates, so a path read backwards is the same walk over the POS permutation. A sequence
-is a chain of sort-merge joins (each step looked up only from the objects the previous
-reached; duplicates kept, as SPARQL's sequence is a join). ``+``, ``*`` and ``?`` take
-the edges of their inner path once (as CSR) and run the compiled breadth-first search of
-:mod:`._closure` from the needed sources only: the constant end of the pattern, the
-values the rest of the query already gave a variable end, or else every node (``*``
-includes each node of the graph, subject or object, reaching itself)."""
+relations (subject, object) over id arrays. Inverses are pushed down to the predicates,
+so a path read backwards is the same walk over the POS permutation. A negated set takes
+the triples whose predicate is not in the set: one pass over the store, or from a few
+sources a binary search per other predicate; an inverse inside the set (``!^p``) raises
+``Unsupported``: rdflib's parser drops its IRI. A sequence is a chain of sort-merge joins
+(each step looked up only from the objects the previous reached; duplicates kept, as
+SPARQL's sequence is a join). ``+``, ``*`` and ``?`` take the edges of their inner path
+once (as CSR) and run the compiled breadth-first search of :mod:`._closure` from the
+needed sources only: the constant end of the pattern, the values the rest of the query
+already gave a variable end, or else every node (``*`` includes each node of the graph,
+subject or object, reaching itself)."""
 
 from __future__ import annotations
 
@@ -69,6 +70,22 @@ def _edges(store, pid, inv, src):
     return np.ascontiguousarray(rows[:, first]), np.ascontiguousarray(rows[:, second])
 
 
+def _negated(store, excluded, inv, src):
+    """(s, o) of every triple whose predicate is not ``excluded``: from few sources, a
+    binary search per other predicate; else one pass over the store."""
+    if src is not None and len(store.pred_range) * (len(src) + 64) < len(store.pso):
+        parts = [_edges(store, p, inv, src) for p in store.pred_range if p not in excluded]
+        if not parts:
+            return np.empty(0, np.int64), np.empty(0, np.int64)
+        return np.concatenate([a for a, _ in parts]), np.concatenate([b for _, b in parts])
+    rows = store.pso
+    first, second = (2, 0) if inv else (0, 2)
+    keep = ~np.isin(rows[:, 1], np.array(excluded, np.int64))
+    if src is not None:
+        keep &= np.isin(rows[:, first], src)
+    return rows[keep, first], rows[keep, second]
+
+
 def _closure(ctx, inner, mod, src):
     from hpgraph.rdf.sparql._closure import reach
 
@@ -97,12 +114,7 @@ def _relation(ctx, node, src):
     if kind == "edge":
         return _edges(ctx.store, node[1], node[2], src)
     if kind == "neg":
-        rows = ctx.store.pso
-        first, second = (2, 0) if node[2] else (0, 2)
-        keep = ~np.isin(rows[:, 1], np.array(node[1], np.int64))
-        if src is not None:
-            keep &= np.isin(rows[:, first], src)
-        return rows[keep, first], rows[keep, second]
+        return _negated(ctx.store, node[1], node[2], src)
     if kind == "alt":
         parts = [_relation(ctx, p, src) for p in node[1]]
         return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
