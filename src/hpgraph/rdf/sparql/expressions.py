@@ -3,17 +3,20 @@ comparisons, IN / NOT IN, &&, ||, !, arithmetic (+ - * / with numeric type promo
 bound, isIRI, isLiteral, isBlank, isNumeric, sameTerm, STR, LANG, DATATYPE, IF, COALESCE,
 STRLANG, STRDT, EXISTS / NOT EXISTS, and the string and numeric functions of
 :mod:`.functions`. An expression is evaluated once per distinct combination of the
-variables it reads, not per row (a function of one variable: once per distinct term); a
+variables it reads, not per row (a function of one variable: once per distinct term),
+one operator node at a time over all those combinations (the tree is walked once); a
 FILTER's top-level ``&&`` operands are evaluated apart, each over its own variables, and
 EXISTS for all rows at once (:mod:`.exists`)."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from hpgraph.rdf.parse import canonical_literal
 from hpgraph.rdf.sparql.exists import EXISTS, exists_columns, exists_key
-from hpgraph.rdf.sparql.functions import BUILTINS
+from hpgraph.rdf.sparql.functions import ABSENT, BUILTINS
 from hpgraph.rdf.sparql.numeric import XSD, arith, number_key
 from hpgraph.rdf.sparql.table import Table, rows_unique
 from hpgraph.rdf.sparql.terms import Unsupported, split_literal
@@ -63,11 +66,11 @@ def _compare(op, x, y):
     return same if op == "=" else not same
 
 
-def _arithmetic(ctx, e, row):
+def _arithmetic(e, ev):
     """An AdditiveExpression or MultiplicativeExpression, left to right."""
-    acc = evaluate(ctx, e.expr, row)
+    acc = ev(e.expr)
     for op, other in zip(e.op, e.other, strict=True):
-        y = evaluate(ctx, other, row)
+        y = ev(other)
         if acc is None or y is None or acc[0] != "num" or y[0] != "num":
             return None
         r = arith(str(op), acc[1], y[1])
@@ -85,30 +88,51 @@ def evaluate(ctx, e, row):
     """Evaluate an expression for one binding ``row`` (var -> id); None is an error."""
     from rdflib import Literal, URIRef, Variable
 
-    from hpgraph.rdf.parse import term_key
-
     if isinstance(e, Variable):
         return ctx.value(row.get(str(e), -1))
     if isinstance(e, (URIRef, Literal)):
-        return ctx.value(ctx.intern(term_key(e)))
+        return _constant(ctx, e)
+    if getattr(e, "name", None) in EXISTS:
+        hit = row.get(exists_key(e))
+        return None if hit is None else ("bool", bool(hit) == (e.name == "Builtin_EXISTS"))
+    return _apply(ctx, e, lambda x: evaluate(ctx, x, row))
+
+
+def _constant(ctx, term):
+    """The value of a constant of the query, read once per query."""
+    from hpgraph.rdf.parse import term_key
+
+    v = ctx.constants.get(id(term))
+    if v is None:
+        v = ctx.constants[id(term)] = ctx.value(ctx.intern(term_key(term)))
+    return v
+
+
+def _apply(ctx, e, ev):
+    """The value of the operator or function ``e`` whose operands' values ``ev`` gives."""
     name = getattr(e, "name", type(e).__name__)
+    builtin = BUILTINS.get(name)
+    if builtin is not None:
+        return builtin[1](*(ABSENT if x is None else ev(x) for x in _arguments(e, builtin[0])))
+    if name == "Builtin_STR":
+        return _str(ctx, ev(e.arg))
     if name == "RelationalExpression" and str(e.op) in ("IN", "NOT IN"):
-        return _member(ctx, e, row)
+        return _member(e, ev)
     if name == "RelationalExpression":
         if e.other is None or isinstance(e.other, list):
             raise Unsupported(f"operator {e.op}")
-        x, y = evaluate(ctx, e.expr, row), evaluate(ctx, e.other, row)
+        x, y = ev(e.expr), ev(e.other)
         r = None if x is None or y is None else _compare(str(e.op), x, y)
         return None if r is None else ("bool", r)
     if name in ("AdditiveExpression", "MultiplicativeExpression"):
-        return _arithmetic(ctx, e, row)
+        return _arithmetic(e, ev)
     if name in ("UnaryMinus", "UnaryPlus"):
-        v = evaluate(ctx, e.expr, row)
+        v = ev(e.expr)
         if v is None or v[0] != "num":
             return None
         return ("num", -v[1] if name == "UnaryMinus" else v[1])
     if name in ("ConditionalAndExpression", "ConditionalOrExpression"):
-        vals = [ebv(evaluate(ctx, x, row)) for x in [e.expr, *e.other]]
+        vals = [ebv(ev(x)) for x in [e.expr, *e.other]]
         if name == "ConditionalAndExpression":
             if any(v is False for v in vals):
                 return ("bool", False)
@@ -117,10 +141,10 @@ def evaluate(ctx, e, row):
             return ("bool", True)
         return None if any(v is None for v in vals) else ("bool", False)
     if name == "UnaryNot":
-        v = ebv(evaluate(ctx, e.expr, row))
+        v = ebv(ev(e.expr))
         return None if v is None else ("bool", not v)
     if name == "Builtin_BOUND":
-        return ("bool", row.get(str(e.arg), -1) >= 0)
+        return ("bool", ev(e.arg)[0] != "unbound")
     if name in (
         "Builtin_isIRI",
         "Builtin_isURI",
@@ -128,7 +152,7 @@ def evaluate(ctx, e, row):
         "Builtin_isBLANK",
         "Builtin_isNUMERIC",
     ):
-        v = evaluate(ctx, e.arg, row)
+        v = ev(e.arg)
         if v is None or v[0] == "unbound":
             return None
         kinds = {
@@ -138,54 +162,72 @@ def evaluate(ctx, e, row):
         }
         return ("bool", v[0] in kinds.get(name, ("iri",)))
     if name == "Builtin_sameTerm":
-        x, y = evaluate(ctx, e.arg1, row), evaluate(ctx, e.arg2, row)
+        x, y = ev(e.arg1), ev(e.arg2)
         if x is None or y is None or "unbound" in (x[0], y[0]):
             return None
         return ("bool", tuple(x) == tuple(y))
-    if name == "Builtin_STR":
-        v = evaluate(ctx, e.arg, row)
-        if v is None or v[0] in ("unbound", "bnode"):
-            return None
-        return ("str", v[1] if v[0] == "iri" else split_literal(_key(ctx, v))[0])
     if name == "Builtin_LANG":
-        v = evaluate(ctx, e.arg, row)
+        v = ev(e.arg)
         if v is None or v[0] not in _LITERALS:
             return None
         return ("str", v[1][1] if v[0] == "lang" else "")
     if name == "Builtin_DATATYPE":
-        v = evaluate(ctx, e.arg, row)
+        v = ev(e.arg)
         if v is None or v[0] not in _LITERALS:
             return None
         _, lang, dt = split_literal(_key(ctx, v))
         return ("iri", dt or (_RDF_LANG if lang else XSD + "string"))
     if name == "Builtin_IF":
-        cond = ebv(evaluate(ctx, e.arg1, row))
+        cond = ebv(ev(e.arg1))
         if cond is None:
             return None
-        return evaluate(ctx, e.arg2 if cond else e.arg3, row)
+        return ev(e.arg2 if cond else e.arg3)
     if name == "Builtin_COALESCE":
         for arg in e.arg:
-            v = evaluate(ctx, arg, row)
+            v = ev(arg)
             if v is not None and v[0] != "unbound":
                 return v
         return None
-    if name in BUILTINS:
-        return BUILTINS[name](lambda x: evaluate(ctx, x, row), e)
-    if name in EXISTS:
-        hit = row.get(exists_key(e))
-        return None if hit is None else ("bool", bool(hit) == (name == "Builtin_EXISTS"))
     if name in ("Builtin_STRLANG", "Builtin_STRDT"):
-        return _literal(ctx, name, evaluate(ctx, e.arg1, row), evaluate(ctx, e.arg2, row))
+        return _literal(ctx, name, ev(e.arg1), ev(e.arg2))
     raise Unsupported(f"expression {name.replace('Builtin_', '')}")
 
 
-def _member(ctx, e, row):
+def _arguments(e, names):
+    """The operand expressions of a function (None where an optional one is left out)."""
+    out = []
+    for n in names:
+        if n.startswith("*"):
+            v = getattr(e, n[1:])
+            out.extend(v if isinstance(v, list) else [])  # CONCAT(): rdflib gives rdf:nil
+        else:
+            out.append(getattr(e, n))
+    return out
+
+
+def _str(ctx, v):
+    if v is None or v[0] in ("unbound", "bnode"):
+        return None
+    return ("str", v[1] if v[0] == "iri" else split_literal(_key(ctx, v))[0])
+
+
+def _str_of_term(ctx, i):
+    """STR of the term ``i`` read from its key."""
+    if i < 0:
+        return None
+    key = ctx.term(i)
+    if key[0] == "<":
+        return ("str", key[1:-1])
+    return None if key[0] == "_" else ("str", split_literal(key)[0])
+
+
+def _member(e, ev):
     """``x IN (...)``: true if equal to one, else an error if a comparison errs, else
     false; NOT IN its negation."""
-    x = evaluate(ctx, e.expr, row)
+    x = ev(e.expr)
     error = False
     for other in e.other if isinstance(e.other, list) else []:  # IN (): rdflib gives rdf:nil
-        y = evaluate(ctx, other, row)
+        y = ev(other)
         r = None if x is None or y is None else _compare("=", x, y)
         if r:
             return ("bool", str(e.op) == "IN")
@@ -237,21 +279,78 @@ def value_key(v) -> str:
     return val
 
 
-def _per_combination(ctx, e, t: Table, one):
-    """``one(row)`` for each distinct combination of the variables ``e`` reads, spread to
-    the rows of ``t``."""
+class _Node(dict):
+    """An operator node's operands as plain attributes (rdflib's ``CompValue`` resolves
+    each attribute read through several calls; this is read once per row)."""
+
+    __getattr__ = dict.get
+
+
+def _operands(e):
+    """The operand expressions of an operator node."""
+    from rdflib import Literal, URIRef, Variable
+
+    for k, v in dict.items(e):
+        if k == "_vars":
+            continue
+        for x in v if isinstance(v, list) else [v]:
+            if isinstance(x, (Variable, URIRef, Literal)) or hasattr(x, "name"):
+                yield x
+
+
+def _pick(vectors, k, x):
+    return vectors[id(x)][k]
+
+
+def _vector(ctx, e, cols, n, memo):
+    """The values of ``e`` for ``n`` bindings (``cols``: variable -> list of ids), one
+    operator node at a time: the tree is walked once, not once per binding."""
+    from rdflib import Literal, URIRef, Variable
+
+    if id(e) in memo:
+        return memo[id(e)]
+    name = getattr(e, "name", None)
+    if isinstance(e, Variable):
+        ids = cols.get(str(e))
+        out = [ctx.value(-1)] * n if ids is None else [ctx.value(i) for i in ids]
+    elif isinstance(e, (URIRef, Literal)):
+        out = [_constant(ctx, e)] * n
+    elif name in EXISTS:
+        want = name == "Builtin_EXISTS"
+        out = [("bool", bool(h) == want) for h in cols[exists_key(e)]]
+    elif name == "Builtin_STR" and isinstance(e.arg, Variable) and str(e.arg) in cols:
+        out = [_str_of_term(ctx, i) for i in cols[str(e.arg)]]  # no value built per term
+    elif name == "Builtin_STR":
+        out = [_str(ctx, v) for v in _vector(ctx, e.arg, cols, n, memo)]
+    elif name in BUILTINS:
+        names, fn = BUILTINS[name]
+        args = [
+            [ABSENT] * n if x is None else _vector(ctx, x, cols, n, memo)
+            for x in _arguments(e, names)
+        ]
+        out = [fn(*vals) for vals in zip(*args, strict=True)] if args else [fn()] * n
+    else:
+        vectors = {id(x): _vector(ctx, x, cols, n, memo) for x in _operands(e)}
+        node = _Node(e)
+        node.name = name
+        out = [_apply(ctx, node, functools.partial(_pick, vectors, k)) for k in range(n)]
+    memo[id(e)] = out
+    return out
+
+
+def _values(ctx, e, t: Table):
+    """(value of ``e`` per distinct combination of the variables it reads, combination
+    of each row of ``t``)."""
     evaluate(ctx, e, {})  # raises Unsupported for any unknown construct, even with no rows
-    cols = t.cols
-    if t.n:
-        cols = {**t.cols, **exists_columns(ctx, e, t)}
+    cols = {**t.cols, **exists_columns(ctx, e, t)}
     names = sorted(expr_vars(e, set()) & set(cols))
     if names:
         first, inv = rows_unique([cols[v] for v in names])
-        combos = np.stack([cols[v][first] for v in names], axis=1).tolist()
+        combos = {v: cols[v][first].tolist() for v in names}
+        n = len(first)
     else:
-        combos, inv = [[]], np.zeros(t.n, np.int64)
-    out = [one(dict(zip(names, c, strict=True))) for c in combos]
-    return out, inv.reshape(-1)
+        combos, inv, n = {}, np.zeros(t.n, np.int64), 1
+    return _vector(ctx, e, combos, n, {}), inv.reshape(-1)
 
 
 def filter_rows(ctx, e, t: Table) -> Table:
@@ -268,8 +367,8 @@ def filter_mask(ctx, e, t: Table):
         for other in e.other:
             mask &= filter_mask(ctx, other, t)
         return mask
-    out, inv = _per_combination(ctx, e, t, lambda row: ebv(evaluate(ctx, e, row)) is True)
-    return np.array(out, bool)[inv]
+    out, inv = _values(ctx, e, t)
+    return np.array([ebv(v) is True for v in out], bool)[inv]
 
 
 def expr_column(ctx, e, t: Table):
@@ -278,12 +377,11 @@ def expr_column(ctx, e, t: Table):
         evaluate(ctx, e, {})
         return np.empty(0, np.int64)
 
-    def one(row):
-        v = evaluate(ctx, e, row)
+    def one(v):
         if v is None or v[0] == "unbound":
             return -1
         i = getattr(v, "id", None)
         return ctx.intern(value_key(v)) if i is None else i
 
-    out, inv = _per_combination(ctx, e, t, one)
-    return np.array(out, np.int64)[inv]
+    out, inv = _values(ctx, e, t)
+    return np.array([one(v) for v in out], np.int64)[inv]

@@ -2,11 +2,13 @@
 STRLEN, UCASE, LCASE, STRSTARTS, STRENDS, CONTAINS, STRBEFORE, STRAFTER, CONCAT, SUBSTR,
 ENCODE_FOR_URI, MD5/SHA*, ABS, CEIL, FLOOR and ROUND.
 
-Each function maps the (kind, value) of its arguments to a (kind, value) or None (an
-error), as :func:`hpgraph.rdf.sparql.expressions.evaluate` does for the rest; the caller
-evaluates an expression once per distinct combination of the variables it reads, so a
-function of one variable runs once per distinct term of the dictionary, not per row.
-A string literal is kind ``str`` (simple or xsd:string) or ``lang``; the functions that
+Each function is ``(operand names, f)``: ``f`` maps the (kind, value) of its operands to
+a (kind, value) or None (an error), as
+:func:`hpgraph.rdf.sparql.expressions.evaluate` does for the rest. The caller evaluates
+an expression once per distinct combination of the variables it reads, operand lists at
+a time (``f`` over zipped lists), so a function of one variable runs once per distinct
+term of the dictionary, not per row. An optional operand left out is ``ABSENT``. A
+string literal is kind ``str`` (simple or xsd:string) or ``lang``; the functions that
 return a string keep the language tag of their first argument where SPARQL says so."""
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ import re
 import urllib.parse
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
-__all__ = ["BUILTINS"]
+__all__ = ["BUILTINS", "ABSENT"]
 
+ABSENT = ("absent", None)
 _FLAGS = {"i": re.IGNORECASE, "s": re.DOTALL, "m": re.MULTILINE, "x": re.VERBOSE}
 
 
@@ -43,10 +46,10 @@ def _out(text, lang):
     return ("lang", (text, lang)) if lang else ("str", text)
 
 
-def _pair(ev, e):
+def _pair(x, y):
     """Two string arguments whose tags are compatible (17.4.3.1.4): both untagged, both
     tagged alike, or the first tagged and the second not; None otherwise."""
-    a, b = _string(ev(e.arg1)), _string(ev(e.arg2))
+    a, b = _string(x), _string(y)
     if a is None or b is None or (b[1] is not None and a[1] != b[1]):
         return None
     return a, b
@@ -70,10 +73,12 @@ def _compile(pattern, flags):
         return None
 
 
-def _regex(ev, e):
-    text = _string(ev(e.text))
-    pattern = _simple(ev(e.pattern))
-    flags = "" if e.flags is None else _simple(ev(e.flags))
+def _flags(v):
+    return "" if v is ABSENT else _simple(v)
+
+
+def _regex(text, pattern, flags):
+    text, pattern, flags = _string(text), _simple(pattern), _flags(flags)
     if text is None or pattern is None or flags is None:
         return None
     rx = _compile(pattern, flags)
@@ -104,10 +109,8 @@ def _replacement(text):
     return "".join(out)
 
 
-def _replace(ev, e):
-    text = _string(ev(e.arg))
-    pattern, repl = _simple(ev(e.pattern)), _simple(ev(e.replacement))
-    flags = "" if e.flags is None else _simple(ev(e.flags))
+def _replace(text, pattern, repl, flags):
+    text, pattern, repl, flags = _string(text), _simple(pattern), _simple(repl), _flags(flags)
     if None in (text, pattern, repl, flags):
         return None
     rx, repl = _compile(pattern, flags), _replacement(repl)
@@ -119,8 +122,8 @@ def _replace(ev, e):
         return None
 
 
-def _langmatches(ev, e):
-    tag, rng = _simple(ev(e.arg1)), _simple(ev(e.arg2))
+def _langmatches(tag, rng):
+    tag, rng = _simple(tag), _simple(rng)
     if tag is None or rng is None:
         return None
     tag, rng = tag.lower(), rng.lower()
@@ -129,22 +132,22 @@ def _langmatches(ev, e):
     return ("bool", tag == rng or tag.startswith(rng + "-"))
 
 
-def _strlen(ev, e):
-    s = _string(ev(e.arg))
+def _strlen(v):
+    s = _string(v)
     return None if s is None else ("num", len(s[0]))
 
 
 def _case(upper):
-    def fn(ev, e):
-        s = _string(ev(e.arg))
+    def fn(v):
+        s = _string(v)
         return None if s is None else _out(s[0].upper() if upper else s[0].lower(), s[1])
 
     return fn
 
 
 def _test(op):
-    def fn(ev, e):
-        p = _pair(ev, e)
+    def fn(x, y):
+        p = _pair(x, y)
         return None if p is None else ("bool", op(p[0][0], p[1][0]))
 
     return fn
@@ -154,8 +157,8 @@ def _cut(after):
     """STRBEFORE / STRAFTER: the part before / after the first match, tagged like the
     first argument; a simple empty string where there is no match."""
 
-    def fn(ev, e):
-        p = _pair(ev, e)
+    def fn(x, y):
+        p = _pair(x, y)
         if p is None:
             return None
         (s, lang), (t, _) = p
@@ -167,9 +170,8 @@ def _cut(after):
     return fn
 
 
-def _concat(ev, e):
-    args = e.arg if isinstance(e.arg, list) else []  # CONCAT(): rdflib gives rdf:nil
-    parts = [_string(ev(a)) for a in args]
+def _concat(*values):
+    parts = [_string(v) for v in values]
     if any(p is None for p in parts):
         return None
     langs = {p[1] for p in parts}
@@ -185,26 +187,24 @@ def _integer(v):
     return v is not None and v[0] == "num" and type(v[1]) is int
 
 
-def _substr(ev, e):
+def _substr(v, start, length):
     """SUBSTR(string, start, length): characters from 1-based ``start`` (integers)."""
-    s = _string(ev(e.arg))
-    start = ev(e.start)
-    length = None if e.length is None else ev(e.length)
-    if s is None or not _integer(start) or (length is not None and not _integer(length)):
+    s = _string(v)
+    if s is None or not _integer(start) or (length is not ABSENT and not _integer(length)):
         return None
     lo = start[1]
-    hi = len(s[0]) + 1 if length is None else lo + length[1]
+    hi = len(s[0]) + 1 if length is ABSENT else lo + length[1]
     return _out(s[0][max(lo, 1) - 1 : max(hi, 1) - 1], s[1])
 
 
-def _encode(ev, e):
-    s = _string(ev(e.arg))
+def _encode(v):
+    s = _string(v)
     return None if s is None else ("str", urllib.parse.quote(s[0], safe="-_.~"))
 
 
 def _hash(algorithm):
-    def fn(ev, e):
-        s = _simple(ev(e.arg))
+    def fn(v):
+        s = _simple(v)
         if s is None:
             return None
         return ("str", hashlib.new(algorithm, s.encode("utf-8")).hexdigest())
@@ -213,8 +213,7 @@ def _hash(algorithm):
 
 
 def _numeric(fn_int, fn_dec, fn_float):
-    def fn(ev, e):
-        v = ev(e.arg)
+    def fn(v):
         if v is None or v[0] != "num":
             return None
         x = v[1]
@@ -231,36 +230,46 @@ def _same(x):
     return x
 
 
+_ONE = ("arg",)
+_TWO = ("arg1", "arg2")
+#: name -> (operand names, function of the operands' values); ``*arg``: a list.
 BUILTINS = {
-    "Builtin_REGEX": _regex,
-    "Builtin_REPLACE": _replace,
-    "Builtin_LANGMATCHES": _langmatches,
-    "Builtin_STRLEN": _strlen,
-    "Builtin_UCASE": _case(True),
-    "Builtin_LCASE": _case(False),
-    "Builtin_STRSTARTS": _test(str.startswith),
-    "Builtin_STRENDS": _test(str.endswith),
-    "Builtin_CONTAINS": _test(str.__contains__),
-    "Builtin_STRBEFORE": _cut(False),
-    "Builtin_STRAFTER": _cut(True),
-    "Builtin_CONCAT": _concat,
-    "Builtin_SUBSTR": _substr,
-    "Builtin_ENCODE_FOR_URI": _encode,
-    "Builtin_MD5": _hash("md5"),
-    "Builtin_SHA1": _hash("sha1"),
-    "Builtin_SHA256": _hash("sha256"),
-    "Builtin_SHA384": _hash("sha384"),
-    "Builtin_SHA512": _hash("sha512"),
-    "Builtin_ABS": _numeric(abs, abs, abs),
-    "Builtin_CEIL": _numeric(
-        _same, lambda d: d.to_integral_value(ROUND_CEILING), lambda f: float(math.ceil(f))
+    "Builtin_REGEX": (("text", "pattern", "flags"), _regex),
+    "Builtin_REPLACE": (("arg", "pattern", "replacement", "flags"), _replace),
+    "Builtin_LANGMATCHES": (_TWO, _langmatches),
+    "Builtin_STRLEN": (_ONE, _strlen),
+    "Builtin_UCASE": (_ONE, _case(True)),
+    "Builtin_LCASE": (_ONE, _case(False)),
+    "Builtin_STRSTARTS": (_TWO, _test(str.startswith)),
+    "Builtin_STRENDS": (_TWO, _test(str.endswith)),
+    "Builtin_CONTAINS": (_TWO, _test(str.__contains__)),
+    "Builtin_STRBEFORE": (_TWO, _cut(False)),
+    "Builtin_STRAFTER": (_TWO, _cut(True)),
+    "Builtin_CONCAT": (("*arg",), _concat),
+    "Builtin_SUBSTR": (("arg", "start", "length"), _substr),
+    "Builtin_ENCODE_FOR_URI": (_ONE, _encode),
+    "Builtin_MD5": (_ONE, _hash("md5")),
+    "Builtin_SHA1": (_ONE, _hash("sha1")),
+    "Builtin_SHA256": (_ONE, _hash("sha256")),
+    "Builtin_SHA384": (_ONE, _hash("sha384")),
+    "Builtin_SHA512": (_ONE, _hash("sha512")),
+    "Builtin_ABS": (_ONE, _numeric(abs, abs, abs)),
+    "Builtin_CEIL": (
+        _ONE,
+        _numeric(
+            _same, lambda d: d.to_integral_value(ROUND_CEILING), lambda f: float(math.ceil(f))
+        ),
     ),
-    "Builtin_FLOOR": _numeric(
-        _same, lambda d: d.to_integral_value(ROUND_FLOOR), lambda f: float(math.floor(f))
+    "Builtin_FLOOR": (
+        _ONE,
+        _numeric(_same, lambda d: d.to_integral_value(ROUND_FLOOR), lambda f: float(math.floor(f))),
     ),
-    "Builtin_ROUND": _numeric(
-        _same,
-        lambda d: (d + Decimal("0.5")).to_integral_value(ROUND_FLOOR),
-        lambda f: float(_round_half_up(f)),
+    "Builtin_ROUND": (
+        _ONE,
+        _numeric(
+            _same,
+            lambda d: (d + Decimal("0.5")).to_integral_value(ROUND_FLOOR),
+            lambda f: float(_round_half_up(f)),
+        ),
     ),
 }

@@ -29,6 +29,7 @@ class Ctx:
         self.extra: list[str] = []
         self.extra_ids: dict[str, int] = {}
         self._values: dict[int, tuple] = {}
+        self.constants: dict[int, tuple] = {}  # id() of a query constant -> its value
 
     def term(self, i: int) -> str:
         n = len(self.store.terms)
