@@ -28,6 +28,7 @@ import shutil
 import threading
 import warnings
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,18 +108,6 @@ def _folder(root: Path, ss: int) -> Path:
     return root / f"{_PREFIX}{ss:08d}"
 
 
-class _Hashing:
-    """A file object that hashes what is written through it (np.save writes in chunks)."""
-
-    def __init__(self, f):
-        self.f, self.h, self.size = f, hashlib.sha256(), 0
-
-    def write(self, b):
-        self.h.update(b)
-        self.size += len(b)
-        return self.f.write(b)
-
-
 def _write_atomic(path: Path, data: bytes) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     with open(tmp, "wb") as f:
@@ -128,15 +117,30 @@ def _write_atomic(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def _write_npy(path: Path, arr: np.ndarray) -> dict:
+    """``arr`` as a ``.npy`` file, written and hashed from its own memory (no copy)."""
+    arr = np.ascontiguousarray(arr)
+    head = io.BytesIO()
+    fmt = np.lib.format
+    fmt.write_array_header_1_0(head, fmt.header_data_from_array_1_0(arr))
+    h = hashlib.sha256()
+    size = 0
+    with open(path, "wb") as f:
+        for chunk in (head.getvalue(), memoryview(arr.reshape(-1).view(np.uint8))):
+            h.update(chunk)
+            f.write(chunk)
+            size += len(chunk)
+    return {"bytes": size, "sha256": h.hexdigest()}
+
+
 def _write_arrays(folder: Path, arrays: dict) -> dict:
-    """Each array to ``folder/<name>.npy``; ``{file: {"bytes", "sha256"}}``."""
+    """Each array to ``folder/<name>.npy``, several at once (hashing and copying
+    release the GIL, and the job's threads are idle between supersteps); ``{file:
+    {"bytes", "sha256"}}``, also written to ``folder/files.json``."""
     folder.mkdir(parents=True, exist_ok=True)
-    files = {}
-    for name, arr in arrays.items():
-        with open(folder / f"{name}.npy", "wb") as f:
-            w = _Hashing(f)
-            np.save(w, np.ascontiguousarray(arr), allow_pickle=False)
-        files[f"{name}.npy"] = {"bytes": w.size, "sha256": w.h.hexdigest()}
+    with ThreadPoolExecutor(max(min(os.cpu_count() or 1, 4), 1)) as pool:
+        done = {n: pool.submit(_write_npy, folder / f"{n}.npy", a) for n, a in arrays.items()}
+        files = {f"{n}.npy": f.result() for n, f in done.items()}
     _write_atomic(folder / "files.json", json.dumps(files).encode())
     return files
 
