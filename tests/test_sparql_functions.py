@@ -86,6 +86,9 @@ FUNCTIONS = {
     "?x ex:group ?g } }",
     "exists_in_optional": "SELECT ?a ?b ?v WHERE { ?a ex:knows ?b OPTIONAL { ?a ex:val ?v "
     "FILTER NOT EXISTS { ?b ex:val ?v } } }",
+    "exists_values": "SELECT ?a WHERE { ?a ex:group ?g FILTER EXISTS { VALUES ?g { ex:g1 "
+    "ex:g2 } } }",
+    "exists_filter_only": "SELECT ?a ?v WHERE { ?a ex:val ?v FILTER EXISTS { FILTER(?v > 3) } }",
     "exists_minus": "SELECT ?a WHERE { ?a ex:knows ?b FILTER EXISTS { ?b ex:knows ?c "
     "MINUS { ?c ex:group ?g } } }",
 }

@@ -33,9 +33,10 @@ def pattern_vars(node, out):
 
     if isinstance(node, Variable):
         out.add(str(node))
-    elif isinstance(node, dict):
+    elif isinstance(node, dict):  # a VALUES row maps variables (keys) to terms
         for k, v in node.items():
             if k != "_vars":
+                pattern_vars(k, out)
                 pattern_vars(v, out)
     elif isinstance(node, (list, tuple)):
         for v in node:
