@@ -137,7 +137,8 @@ def test_string_function_runs_once_per_distinct_term(stores, monkeypatch):  # no
             "{ ?a ex:group ?g } } }",
             "EXISTS over Minus",
         ),
-        ("SELECT ?a WHERE { ?a ex:val ?v FILTER(YEAR(?v) > 2000) }", "YEAR"),
+        ("SELECT ?a WHERE { ?a ex:val ?v FILTER(?v < NOW()) }", "NOW"),
+        ("SELECT ?a (BNODE() AS ?b) WHERE { ?a ex:val ?v }", "BNODE"),
     ],
 )
 def test_unsupported_function_is_one_line_error(stores, text, match):  # noqa: F811
@@ -177,3 +178,32 @@ def test_date_comparison_raises_or_matches(tmp_path):
         with pytest.raises(InvalidArgumentError, match="comparison of xsd:dateTime") as info:
             store.query(PREFIX + text)
         assert "\n" not in str(info.value)
+
+
+def test_date_parts_match_pyoxigraph(tmp_path):
+    """YEAR ... TZ of xsd:dateTime and xsd:date values (valid, with and without a
+    timezone, fractional seconds, ill-formed, not a date)."""
+    values = [
+        ("2020-01-01T00:00:00Z", "dateTime"),
+        ("2021-06-01T12:34:56.5+05:30", "dateTime"),
+        ("1999-12-31T23:59:59-08:00", "dateTime"),
+        ("2000-02-29T10:00:00", "dateTime"),
+        ("2000-02-29T10:00:00-00:30", "dateTime"),
+        ("bad", "dateTime"),
+        ("2020-03-04", "date"),
+        ("2020-03-04-02:00", "date"),
+        ("2020", "string"),
+    ]
+    lines = [f'<{EX}n{i}> <{EX}at> "{v}"^^<{XSD}{t}> .' for i, (v, t) in enumerate(values)]
+    path = tmp_path / "dates.nt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    store = Store.load(path)
+    ox = pyoxigraph.Store()
+    ox.load(path=str(path), format=pyoxigraph.RdfFormat.N_TRIPLES)
+    text = PREFIX + (
+        "SELECT ?s (YEAR(?d) AS ?y) (MONTH(?d) AS ?mo) (DAY(?d) AS ?dd) (HOURS(?d) AS ?h) "
+        "(MINUTES(?d) AS ?mi) (SECONDS(?d) AS ?se) (TIMEZONE(?d) AS ?tz) (TZ(?d) AS ?z) "
+        "WHERE { ?s ex:at ?d }"
+    )
+    ours = collections.Counter(_our_rows(store, text))
+    assert ours == collections.Counter(_ox_rows(ox, text))

@@ -1,6 +1,8 @@
 """SPARQL's string and numeric functions (section 17.4): REGEX, REPLACE, LANGMATCHES,
 STRLEN, UCASE, LCASE, STRSTARTS, STRENDS, CONTAINS, STRBEFORE, STRAFTER, CONCAT, SUBSTR,
-ENCODE_FOR_URI, MD5/SHA*, ABS, CEIL, FLOOR and ROUND.
+ENCODE_FOR_URI, MD5/SHA*, ABS, CEIL, FLOOR, ROUND, and the parts of an xsd:dateTime or
+xsd:date (YEAR, MONTH, DAY, HOURS, MINUTES, SECONDS, TIMEZONE, TZ) read from its lexical
+form (as loaded: TZ of ``+00:00`` is ``+00:00``; pyoxigraph canonicalises it to ``Z``).
 
 Each function is ``(operand names, f)``: ``f`` maps the (kind, value) of its operands to
 a (kind, value) or None (an error), as
@@ -19,6 +21,8 @@ import math
 import re
 import urllib.parse
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
+
+from hpgraph.rdf.parse import canonical_literal
 
 __all__ = ["BUILTINS", "ABSENT"]
 
@@ -230,6 +234,54 @@ def _same(x):
     return x
 
 
+_XSD = "http://www.w3.org/2001/XMLSchema#"
+_DATETIME = re.compile(r"(-?\d{4,})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d(?:\.\d+)?)(Z|[+-]\d\d:\d\d)?")
+
+
+_DATE = re.compile(r"(-?\d{4,})-(\d\d)-(\d\d)(Z|[+-]\d\d:\d\d)?")
+
+
+def _datetime(v):
+    """(year, month, day, hours, minutes, seconds, timezone) of an xsd:dateTime or
+    xsd:date value's lexical form (None for a part it lacks), or None."""
+    if v is None or v[0] != "typed":
+        return None
+    lex = v[1][1 : v[1].rindex('"')]
+    if v[1].endswith(f"^^<{_XSD}dateTime>"):
+        m = _DATETIME.fullmatch(lex)
+        return None if m is None else m.groups()
+    if v[1].endswith(f"^^<{_XSD}date>"):
+        m = _DATE.fullmatch(lex)
+        return None if m is None else m.groups()[:3] + (None, None, None, m.group(4))
+    return None
+
+
+def _part(index, make):
+    def fn(v):
+        f = _datetime(v)
+        if f is None or (f[index] is None and index < 6):
+            return None
+        return make(f[index])
+
+    return fn
+
+
+def _timezone(tz):
+    """TIMEZONE: the offset as an xsd:dayTimeDuration; an error without one."""
+    if tz is None:
+        return None
+    if tz == "Z":
+        text = "PT0S"
+    else:
+        hours, minutes = int(tz[1:3]), int(tz[4:6])
+        if hours == 0 and minutes == 0:
+            text = "PT0S"
+        else:
+            text = ("-" if tz[0] == "-" else "") + "PT" + (f"{hours}H" if hours else "")
+            text += f"{minutes}M" if minutes else ""
+    return ("typed", canonical_literal(text, None, _XSD + "dayTimeDuration"))
+
+
 _ONE = ("arg",)
 _TWO = ("arg1", "arg2")
 #: name -> (operand names, function of the operands' values); ``*arg``: a list.
@@ -253,6 +305,14 @@ BUILTINS = {
     "Builtin_SHA256": (_ONE, _hash("sha256")),
     "Builtin_SHA384": (_ONE, _hash("sha384")),
     "Builtin_SHA512": (_ONE, _hash("sha512")),
+    "Builtin_YEAR": (_ONE, _part(0, lambda x: ("num", int(x)))),
+    "Builtin_MONTH": (_ONE, _part(1, lambda x: ("num", int(x)))),
+    "Builtin_DAY": (_ONE, _part(2, lambda x: ("num", int(x)))),
+    "Builtin_HOURS": (_ONE, _part(3, lambda x: ("num", int(x)))),
+    "Builtin_MINUTES": (_ONE, _part(4, lambda x: ("num", int(x)))),
+    "Builtin_SECONDS": (_ONE, _part(5, lambda x: ("num", Decimal(x)))),
+    "Builtin_TIMEZONE": (_ONE, _part(6, _timezone)),
+    "Builtin_TZ": (_ONE, _part(6, lambda x: ("str", x or ""))),
     "Builtin_ABS": (_ONE, _numeric(abs, abs, abs)),
     "Builtin_CEIL": (
         _ONE,
