@@ -64,6 +64,8 @@ def eval_node(ctx, node) -> Table:
         return aggregate(ctx, node, eval_node(ctx, node.p.p))
     if name == "Extend":
         t = eval_node(ctx, node.p)
+        if node.var is None:  # rdflib's form of GROUP BY (expr): the aggregate reads expr
+            return t
         if str(node.var) in t.cols:
             raise InvalidArgumentError(f"SPARQL error: ?{node.var} is bound already (BIND / AS)")
         cols = dict(t.cols)

@@ -90,13 +90,15 @@ def aggregate(ctx, node, t: Table) -> Table:
     from rdflib import Variable
 
     group = node.p
+    unnamed = _unnamed_keys(group.p)
     keys = []
     for g in group.expr or []:
-        if not isinstance(g, Variable):  # rdflib loses GROUP BY (expr) without AS
-            raise Unsupported("GROUP BY on an expression without AS (write (expr AS ?v))")
-        keys.append(str(g))
+        if isinstance(g, Variable):
+            keys.append(t.cols.get(str(g), np.full(t.n, -1, np.int64)))
+        else:  # GROUP BY (expr) (rdflib: None, its Extend below) or GROUP BY f(...)
+            keys.append(expr_column(ctx, unnamed.pop(0) if g is None else g, t))
     if keys:
-        mat = np.stack([t.cols.get(k, np.full(t.n, -1, np.int64)) for k in keys], axis=1)
+        mat = np.stack(keys, axis=1)
         first, inv = rows_unique(list(mat.T))
         groups = mat[first]
     else:
@@ -166,6 +168,17 @@ def _group_concat(ctx, col, inv, ng, sep):
         lang = langs.pop() if len(langs) == 1 else None
         out[g] = ctx.intern(canonical_literal(sep.join(s for s, _ in parts[g]), lang))
     return out
+
+
+def _unnamed_keys(node):
+    """The expressions of ``GROUP BY (expr)`` without AS: rdflib puts each in an Extend
+    with no variable right under the Group (innermost first) and a None in its keys."""
+    out = []
+    while getattr(node, "name", None) == "Extend":
+        if node.var is None:
+            out.append(node.expr)
+        node = node.p
+    return out[::-1]
 
 
 def _integers(ctx, counts):
