@@ -45,6 +45,8 @@ FUNCTIONS = {
     "(SHA256(?v) AS ?t) WHERE { ?a ex:val ?v }",
     "strlang_strdt": 'SELECT (STRLANG(?v, "de") AS ?x) (STRDT(?v, ex:dt) AS ?y) '
     '(STRDT("5", xsd:int) AS ?z) WHERE { ?a ex:val ?v }',
+    "iri": 'SELECT ?a (IRI(CONCAT("http://x.org/", STR(?v))) AS ?i) (URI(?a) AS ?u) '
+    '(IRI("rel") AS ?r) (IRI("http://x.org/a b") AS ?s) (IRI(?v) AS ?t) WHERE { ?a ex:label ?v }',
     "is_kind": "SELECT ?a ?v (isIRI(?v) AS ?i) (isLiteral(?v) AS ?l) (isBlank(?v) AS ?b) "
     "WHERE { ?a ex:next|ex:val ?v }",
     "is_filter": "SELECT ?a ?v WHERE { ?a ex:next ?v FILTER(isBlank(?v) || isIRI(?v)) }",
@@ -138,6 +140,7 @@ def test_string_function_runs_once_per_distinct_term(stores, monkeypatch):  # no
             "EXISTS over Minus",
         ),
         ("SELECT ?a WHERE { ?a ex:val ?v FILTER(?v < NOW()) }", "NOW"),
+        ('BASE <http://b.org/> SELECT (IRI("r") AS ?i) WHERE { ?a ex:val ?v }', "relative IRI"),
         ("SELECT ?a (BNODE() AS ?b) WHERE { ?a ex:val ?v }", "BNODE"),
     ],
 )

@@ -108,13 +108,15 @@ def values(ctx, rows) -> Table:
 
 @functools.lru_cache(maxsize=256)
 def translate(text: str):
-    """rdflib's algebra of the query ``text``, cached per text: rdflib's parser takes 5-30
-    ms for a LUBM query, more than most of them take to run. The executor only reads it."""
+    """rdflib's algebra of the query ``text`` and its BASE IRI (or None), cached per
+    text: rdflib's parser takes 5-30 ms for a LUBM query, more than most of them take to
+    run. The executor only reads it."""
     from rdflib.plugins.sparql.algebra import translateQuery
     from rdflib.plugins.sparql.parser import parseQuery
 
     try:
-        return translateQuery(parseQuery(text)).algebra
+        query = translateQuery(parseQuery(text))
+        return query.algebra, query.prologue.base or None
     except InvalidArgumentError:
         raise
     except Exception as exc:  # pyparsing and rdflib raise several types
@@ -124,12 +126,13 @@ def translate(text: str):
 
 def run_query(store, text: str):
     """Parse, translate and execute ``text``; returns (variable names, ids by column, ctx)."""
-    algebra = translate(text)
+    algebra, base = translate(text)
     if algebra.name != "SelectQuery":
         raise Unsupported(f"{algebra.name} (only SELECT)")
     if algebra.get("datasetClause"):
         raise Unsupported("FROM / FROM NAMED (the store keeps no named graphs)")
     ctx = Ctx(store)
+    ctx.base = base
     table = eval_node(ctx, algebra.p)
     variables = [str(v) for v in algebra.PV]
     cols = [table.cols.get(v, np.full(table.n, -1, np.int64)) for v in variables]

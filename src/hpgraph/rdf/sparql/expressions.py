@@ -1,7 +1,7 @@
 """SPARQL expressions for FILTER, BIND, SELECT expressions, ORDER BY and HAVING:
 comparisons, IN / NOT IN, &&, ||, !, arithmetic (+ - * / with numeric type promotion),
 bound, isIRI, isLiteral, isBlank, isNumeric, sameTerm, STR, LANG, DATATYPE, IF, COALESCE,
-STRLANG, STRDT, EXISTS / NOT EXISTS, and the string and numeric functions of
+STRLANG, STRDT, IRI / URI, EXISTS / NOT EXISTS, and the string and numeric functions of
 :mod:`.functions`. An expression is evaluated once per distinct combination of the
 variables it reads, not per row (a function of one variable: once per distinct term),
 one operator node at a time over all those combinations (the tree is walked once); a
@@ -11,6 +11,7 @@ EXISTS for all rows at once (:mod:`.exists`)."""
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 
@@ -216,6 +217,8 @@ def _apply(ctx, e, ev):
             if v is not None and v[0] != "unbound":
                 return v
         return None
+    if name in ("Builtin_IRI", "Builtin_URI"):
+        return _iri(ctx, ev(e.arg))
     if name in ("Builtin_STRLANG", "Builtin_STRDT"):
         return _literal(ctx, name, ev(e.arg1), ev(e.arg2))
     raise Unsupported(f"expression {name.replace('Builtin_', '')}")
@@ -261,6 +264,24 @@ def _member(e, ev):
             return ("bool", str(e.op) == "IN")
         error = error or r is None
     return None if error else ("bool", str(e.op) != "IN")
+
+
+_ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_NOT_IN_IRI = re.compile(r'[\x00-\x20<>"{}|^`\\]')
+
+
+def _iri(ctx, v):
+    """IRI(x): an IRI as itself; a simple literal holding an absolute IRI as that IRI; a
+    relative one is an error without BASE (as pyoxigraph) and unsupported with one."""
+    if v is None or v[0] == "iri":
+        return v
+    if v[0] != "str" or _NOT_IN_IRI.search(v[1]):
+        return None
+    if _ABSOLUTE.match(v[1]):
+        return ("iri", v[1])
+    if ctx.base is not None:
+        raise Unsupported("IRI() of a relative IRI under BASE")
+    return None
 
 
 def _literal(ctx, name, lex, arg):

@@ -30,6 +30,7 @@ class Ctx:
         self.extra_ids: dict[str, int] = {}
         self._values: dict[int, tuple] = {}
         self.constants: dict[int, tuple] = {}  # id() of a query constant -> its value
+        self.base: str | None = None  # the query's BASE IRI
 
     def term(self, i: int) -> str:
         n = len(self.store.terms)
