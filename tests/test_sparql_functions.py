@@ -47,6 +47,18 @@ FUNCTIONS = {
     '(STRDT("5", xsd:int) AS ?z) WHERE { ?a ex:val ?v }',
     "iri": 'SELECT ?a (IRI(CONCAT("http://x.org/", STR(?v))) AS ?i) (URI(?a) AS ?u) '
     '(IRI("rel") AS ?r) (IRI("http://x.org/a b") AS ?s) (IRI(?v) AS ?t) WHERE { ?a ex:label ?v }',
+    # a new value per row: compared through what does not depend on the draw
+    "rand": "SELECT (COUNT(DISTINCT ?r) AS ?n) (COUNT(*) AS ?c) (SUM(IF(isNumeric(?r) && "
+    "?r >= 0 && ?r < 1, 1, 0)) AS ?ok) WHERE { ?a ex:val ?v BIND(RAND() AS ?r) }",
+    "uuid": "SELECT (COUNT(DISTINCT ?u) AS ?n) (COUNT(*) AS ?c) (SUM(IF(isIRI(?u) && "
+    'STRSTARTS(STR(?u), "urn:uuid:"), 1, 0)) AS ?ok) WHERE { ?a ex:val ?v BIND(UUID() AS ?u) }',
+    "struuid": "SELECT (COUNT(DISTINCT ?u) AS ?n) (SUM(STRLEN(?u)) AS ?l) WHERE { "
+    "?a ex:val ?v BIND(STRUUID() AS ?u) }",
+    "bnode": "SELECT (COUNT(DISTINCT ?b) AS ?n) (SUM(IF(isBlank(?b), 1, 0)) AS ?k) WHERE { "
+    "?a ex:val ?v BIND(BNODE() AS ?b) }",
+    "now": "SELECT (COUNT(DISTINCT ?t) AS ?n) (SAMPLE(DATATYPE(?t)) AS ?d) WHERE { "
+    "?a ex:val ?v BIND(NOW() AS ?t) }",
+    "rand_filter": "SELECT ?a WHERE { ?a ex:val ?v FILTER(RAND() < 2) }",
     "is_kind": "SELECT ?a ?v (isIRI(?v) AS ?i) (isLiteral(?v) AS ?l) (isBlank(?v) AS ?b) "
     "WHERE { ?a ex:next|ex:val ?v }",
     "is_filter": "SELECT ?a ?v WHERE { ?a ex:next ?v FILTER(isBlank(?v) || isIRI(?v)) }",
@@ -139,9 +151,9 @@ def test_string_function_runs_once_per_distinct_term(stores, monkeypatch):  # no
             "{ ?a ex:group ?g } } }",
             "EXISTS over Minus",
         ),
-        ("SELECT ?a WHERE { ?a ex:val ?v FILTER(?v < NOW()) }", "NOW"),
+        ("SELECT ?a WHERE { ?a ex:val ?v FILTER(?v < NOW()) }", "comparison of xsd:dateTime"),
         ('BASE <http://b.org/> SELECT (IRI("r") AS ?i) WHERE { ?a ex:val ?v }', "relative IRI"),
-        ("SELECT ?a (BNODE() AS ?b) WHERE { ?a ex:val ?v }", "BNODE"),
+        ('SELECT ?a (BNODE("x") AS ?b) WHERE { ?a ex:val ?v }', "BNODE"),
     ],
 )
 def test_unsupported_function_is_one_line_error(stores, text, match):  # noqa: F811

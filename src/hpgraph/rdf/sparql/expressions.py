@@ -1,17 +1,21 @@
 """SPARQL expressions for FILTER, BIND, SELECT expressions, ORDER BY and HAVING:
 comparisons, IN / NOT IN, &&, ||, !, arithmetic (+ - * / with numeric type promotion),
 bound, isIRI, isLiteral, isBlank, isNumeric, sameTerm, STR, LANG, DATATYPE, IF, COALESCE,
-STRLANG, STRDT, IRI / URI, EXISTS / NOT EXISTS, and the string and numeric functions of
-:mod:`.functions`. An expression is evaluated once per distinct combination of the
-variables it reads, not per row (a function of one variable: once per distinct term),
+STRLANG, STRDT, IRI / URI, NOW, RAND, UUID, STRUUID, BNODE(), EXISTS / NOT EXISTS, and
+the string and numeric functions of :mod:`.functions`. An expression is evaluated once
+per distinct combination of the variables it reads, not per row (a function of one
+variable: once per distinct term; one calling RAND, UUID, STRUUID or BNODE: per row),
 one operator node at a time over all those combinations (the tree is walked once); a
 FILTER's top-level ``&&`` operands are evaluated apart, each over its own variables, and
 EXISTS for all rows at once (:mod:`.exists`)."""
 
 from __future__ import annotations
 
+import datetime
 import functools
+import random
 import re
+import uuid
 
 import numpy as np
 
@@ -217,6 +221,17 @@ def _apply(ctx, e, ev):
             if v is not None and v[0] != "unbound":
                 return v
         return None
+    if name in _FRESH:
+        if name == "Builtin_BNODE" and e.arg is not None:
+            raise Unsupported("BNODE(string)")
+        return _FRESH[name]()
+    if name == "Builtin_NOW":
+        if ctx.now is None:
+            stamp = datetime.datetime.now(datetime.UTC).isoformat()
+            ctx.now = ctx.value(
+                ctx.intern(canonical_literal(stamp.replace("+00:00", "Z"), None, XSD + "dateTime"))
+            )
+        return ctx.now
     if name in ("Builtin_IRI", "Builtin_URI"):
         return _iri(ctx, ev(e.arg))
     if name in ("Builtin_STRLANG", "Builtin_STRDT"):
@@ -266,6 +281,13 @@ def _member(e, ev):
     return None if error else ("bool", str(e.op) != "IN")
 
 
+#: Functions giving a fresh value on each call (evaluated once per row, see _per_row).
+_FRESH = {
+    "Builtin_RAND": lambda: ("num", random.random()),
+    "Builtin_UUID": lambda: ("iri", f"urn:uuid:{uuid.uuid4()}"),
+    "Builtin_STRUUID": lambda: ("str", str(uuid.uuid4())),
+    "Builtin_BNODE": lambda: ("bnode", f"b{uuid.uuid4().hex}"),
+}
 _ABSOLUTE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 _NOT_IN_IRI = re.compile(r'[\x00-\x20<>"{}|^`\\]')
 
@@ -393,6 +415,9 @@ def _values(ctx, e, t: Table):
     evaluate(ctx, e, {})  # raises Unsupported for any unknown construct, even with no rows
     cols = {**t.cols, **exists_columns(ctx, e, t)}
     names = sorted(expr_vars(e, set()) & set(cols))
+    if _per_row(e):  # RAND(), UUID() ...: a new value for every row
+        cols[_ROW] = np.arange(t.n, dtype=np.int64)
+        names.append(_ROW)
     if names:
         first, inv = rows_unique([cols[v] for v in names])
         combos = {v: cols[v][first].tolist() for v in names}
@@ -400,6 +425,19 @@ def _values(ctx, e, t: Table):
     else:
         combos, inv, n = {}, np.zeros(t.n, np.int64), 1
     return _vector(ctx, e, combos, n, {}), inv.reshape(-1)
+
+
+_ROW = "\0row"
+_PER_ROW = {"Builtin_RAND", "Builtin_UUID", "Builtin_STRUUID", "Builtin_BNODE"}
+
+
+def _per_row(e) -> bool:
+    """Whether ``e`` calls a function giving a new value on every call."""
+    if getattr(e, "name", None) in _PER_ROW:
+        return True
+    if isinstance(e, dict):
+        return any(_per_row(v) for k, v in dict.items(e) if k != "_vars")
+    return isinstance(e, list) and any(_per_row(v) for v in e)
 
 
 def filter_rows(ctx, e, t: Table) -> Table:

@@ -31,6 +31,7 @@ class Ctx:
         self._values: dict[int, tuple] = {}
         self.constants: dict[int, tuple] = {}  # id() of a query constant -> its value
         self.base: str | None = None  # the query's BASE IRI
+        self.now = None  # NOW(): one xsd:dateTime per query
 
     def term(self, i: int) -> str:
         n = len(self.store.terms)
