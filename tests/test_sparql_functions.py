@@ -222,3 +222,51 @@ def test_date_parts_match_pyoxigraph(tmp_path):
     )
     ours = collections.Counter(_our_rows(store, text))
     assert ours == collections.Counter(_ox_rows(ox, text))
+
+
+def _dated_store(tmp_path, values):
+    lines = [f"<{EX}n{i}> <{EX}at> {v} ." for i, v in enumerate(values)]
+    path = tmp_path / "ordered.nt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ox = pyoxigraph.Store()
+    ox.load(path=str(path), format=pyoxigraph.RdfFormat.N_TRIPLES)
+    return Store.load(path), ox
+
+
+def _dt(lexical, kind="dateTime"):
+    return f'"{lexical}"^^<{XSD}{kind}>'
+
+
+ZONED = ["2020-01-01T10:00:00.5Z", "2020-01-01T10:00:00Z", "2020-01-01T11:30:00+02:00"]
+ZONED += ["1999-12-31T23:00:00-05:00", "2020-01-01T09:59:59.999Z", "2020-01-01T00:30:00-10:00"]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [_dt(v) for v in ZONED],
+        [_dt(v) for v in ("2020-01-01T10:00:00.5", "2020-01-01T10:00:00", "2019-05-01T10:00:00")],
+        [_dt(f"2020-01-0{i}", "date") for i in (3, 1, 2)],
+    ],
+    ids=["zoned", "local", "date"],
+)
+def test_dates_order_by_instant(tmp_path, values):
+    """ORDER BY, MIN and MAX of xsd:dateTime / xsd:date by instant (fractions and
+    offsets), as pyoxigraph."""
+    store, ox = _dated_store(tmp_path, values)
+    for text in (
+        "SELECT ?s ?d WHERE { ?s ex:at ?d } ORDER BY ?d",
+        "SELECT ?s ?d WHERE { ?s ex:at ?d } ORDER BY DESC(?d)",
+    ):
+        assert _our_rows(store, PREFIX + text) == _ox_rows(ox, PREFIX + text)
+    text = PREFIX + "SELECT (MIN(?d) AS ?lo) (MAX(?d) AS ?hi) WHERE { ?s ex:at ?d }"
+    assert _our_rows(store, text) == _ox_rows(ox, text)
+
+
+def test_dates_with_and_without_timezone_do_not_order(tmp_path):
+    """A dateTime without a timezone has no defined order against one with: an error,
+    not an arbitrary order."""
+    store, _ = _dated_store(tmp_path, [_dt(ZONED[0]), _dt("2020-01-01T10:00:00")])
+    with pytest.raises(InvalidArgumentError, match="timezone") as info:
+        store.query(PREFIX + "SELECT ?d WHERE { ?s ex:at ?d } ORDER BY ?d")
+    assert "\n" not in str(info.value)

@@ -21,7 +21,7 @@ import numpy as np
 
 from hpgraph.rdf.parse import canonical_literal
 from hpgraph.rdf.sparql.exists import EXISTS, exists_columns, exists_key
-from hpgraph.rdf.sparql.functions import ABSENT, BUILTINS
+from hpgraph.rdf.sparql.functions import ABSENT, BUILTINS, temporal_type
 from hpgraph.rdf.sparql.numeric import XSD, arith, number_key
 from hpgraph.rdf.sparql.table import Table, rows_unique
 from hpgraph.rdf.sparql.terms import Unsupported, split_literal
@@ -30,20 +30,6 @@ __all__ = ["expr_vars", "evaluate", "ebv", "filter_rows", "expr_column", "value_
 
 _LITERALS = ("num", "bool", "str", "lang", "typed")
 _RDF_LANG = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
-_TEMPORAL = {
-    "dateTime",
-    "dateTimeStamp",
-    "date",
-    "time",
-    "gYear",
-    "gYearMonth",
-    "gMonth",
-    "gMonthDay",
-    "gDay",
-    "duration",
-    "dayTimeDuration",
-    "yearMonthDuration",
-}
 
 
 def expr_vars(e, out):
@@ -78,7 +64,7 @@ def _compare(op, x, y):
             ">=": vx >= vy,
         }[op]
     same = tuple(x) == tuple(y)
-    tx, ty = _temporal(x), _temporal(y)
+    tx, ty = temporal_type(x), temporal_type(y)
     if (tx and ty and not (same and op in ("=", "!="))) or ((tx or ty) and op not in ("=", "!=")):
         raise Unsupported(f"comparison of xsd:{tx or ty} values")
     if op not in ("=", "!="):
@@ -87,16 +73,6 @@ def _compare(op, x, y):
         if (kx == "typed" and not tx) or (ky == "typed" and not ty):
             return None  # a literal of a datatype not understood: equal only as the same term
     return same if op == "=" else not same
-
-
-def _temporal(v):
-    """The xsd date/time/duration type of a value, else None: compared by value in SPARQL,
-    which this executor does not do (a comparison raises ``Unsupported``)."""
-    if v[0] != "typed" or not v[1].endswith(">"):
-        return None
-    dt = v[1][v[1].rfind("^^<") + 3 : -1]
-    name = dt[len(XSD) :] if dt.startswith(XSD) else ""
-    return name if name in _TEMPORAL else None
 
 
 def _arithmetic(e, ev):

@@ -15,6 +15,7 @@ return a string keep the language tag of their first argument where SPARQL says 
 
 from __future__ import annotations
 
+import datetime
 import functools
 import hashlib
 import math
@@ -23,8 +24,9 @@ import urllib.parse
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
 from hpgraph.rdf.parse import canonical_literal
+from hpgraph.rdf.sparql.terms import Unsupported
 
-__all__ = ["BUILTINS", "ABSENT"]
+__all__ = ["BUILTINS", "ABSENT", "temporal_type", "datetime_order"]
 
 ABSENT = ("absent", None)
 _FLAGS = {"i": re.IGNORECASE, "s": re.DOTALL, "m": re.MULTILINE, "x": re.VERBOSE}
@@ -254,6 +256,63 @@ def _datetime(v):
         m = _DATE.fullmatch(lex)
         return None if m is None else m.groups()[:3] + (None, None, None, m.group(4))
     return None
+
+
+_TEMPORAL = {
+    "dateTime",
+    "dateTimeStamp",
+    "date",
+    "time",
+    "gYear",
+    "gYearMonth",
+    "gMonth",
+    "gMonthDay",
+    "gDay",
+    "duration",
+    "dayTimeDuration",
+    "yearMonthDuration",
+}
+
+
+def temporal_type(v):
+    """The xsd date/time/duration type name of a value, else None: such values compare by
+    value in SPARQL, which only :func:`datetime_order` does here."""
+    if v is None or v[0] != "typed" or not v[1].endswith(">"):
+        return None
+    dt = v[1][v[1].rfind("^^<") + 3 : -1]
+    name = dt[len(_XSD) :] if dt.startswith(_XSD) else ""
+    return name if name in _TEMPORAL else None
+
+
+def datetime_order(values):
+    """{position: sort key} for the xsd:dateTime or xsd:date values among ``values``: the
+    instant in UTC as a fixed-width string, so that their order is their time order.
+    Raises ``Unsupported`` where that order is not defined or not done here: other
+    date/time types, dates mixed with dateTimes, values with and without a timezone."""
+    out, kinds, zoned = {}, set(), set()
+    for j, v in enumerate(values):
+        kind = temporal_type(v)
+        if kind is None:
+            continue
+        f = _datetime(v)
+        if f is None or kind not in ("dateTime", "date"):
+            raise Unsupported(f"ORDER BY / MIN / MAX of xsd:{kind} values")
+        kinds.add(kind)
+        zoned.add(f[6] is not None)
+        sec = Decimal(f[5] or 0)
+        minutes = int(f[3] or 0) * 60 + int(f[4] or 0)
+        if f[6] not in (None, "Z"):
+            sign = -1 if f[6][0] == "-" else 1
+            minutes -= sign * (int(f[6][1:3]) * 60 + int(f[6][4:6]))
+        days, minutes = divmod(minutes, 24 * 60)
+        try:
+            day = datetime.date(int(f[0]), int(f[1]), int(f[2])) + datetime.timedelta(days=days)
+        except (ValueError, OverflowError):
+            raise Unsupported("ORDER BY / MIN / MAX of a date outside years 1-9999") from None
+        out[j] = f"{day.isoformat()}T{minutes // 60:02d}:{minutes % 60:02d}:{sec:012.9f}"
+    if len(kinds) > 1 or len(zoned) > 1:
+        raise Unsupported("ORDER BY / MIN / MAX of dates mixing types or timezone presence")
+    return out
 
 
 def _part(index, make):

@@ -10,6 +10,7 @@ import numpy as np
 
 from hpgraph.rdf.parse import canonical_literal
 from hpgraph.rdf.sparql.expressions import expr_column
+from hpgraph.rdf.sparql.functions import datetime_order
 from hpgraph.rdf.sparql.numeric import XSD
 from hpgraph.rdf.sparql.sums import group_avg, group_sum
 from hpgraph.rdf.sparql.table import Table, rows_unique
@@ -19,19 +20,25 @@ __all__ = ["order_by", "distinct", "aggregate"]
 
 
 def _rank(ctx, col, desc):
+    """Rank of each value in SPARQL's term order (xsd:dateTime and xsd:date values by
+    their instant, after the numbers)."""
     uniq, inv = np.unique(col, return_inverse=True)
+    values = [ctx.value(int(i)) for i in uniq]
+    instants = datetime_order(values)
 
-    def key(i):
-        kind, v = ctx.value(int(i))
-        order = {"unbound": 0, "bnode": 1, "iri": 2, "num": 3}.get(kind, 4)
+    def key(j):
+        kind, v = values[j]
+        order = {"unbound": 0, "bnode": 1, "iri": 2, "num": 3}.get(kind, 5)
         if kind == "num":
             return (order, v, "", "")
-        if order < 4:
+        if order < 5:
             return (order, 0, v or "", "")
-        lex, lang, dt = split_literal(ctx.term(int(i)))
+        if j in instants:
+            return (4, 0, instants[j], "")
+        lex, lang, dt = split_literal(ctx.term(int(uniq[j])))
         return (order, 0, lex, lang or dt or "")
 
-    keys = [key(i) for i in uniq]
+    keys = [key(j) for j in range(len(uniq))]
     order = sorted(range(len(uniq)), key=lambda j: keys[j])
     rank = np.empty(len(uniq), np.int64)
     r = 0
