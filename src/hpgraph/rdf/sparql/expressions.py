@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime
 import functools
+import operator
 import random
 import re
 import uuid
@@ -21,7 +22,7 @@ import numpy as np
 
 from hpgraph.rdf.parse import canonical_literal
 from hpgraph.rdf.sparql.exists import EXISTS, exists_columns, exists_key
-from hpgraph.rdf.sparql.functions import ABSENT, BUILTINS, temporal_type
+from hpgraph.rdf.sparql.functions import ABSENT, BUILTINS, datetime_order, temporal_type
 from hpgraph.rdf.sparql.numeric import XSD, arith, number_key
 from hpgraph.rdf.sparql.table import Table, rows_unique
 from hpgraph.rdf.sparql.terms import Unsupported, split_literal
@@ -48,6 +49,16 @@ def expr_vars(e, out):
     return out
 
 
+_ORDER = {
+    "=": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    ">": operator.gt,
+    "<=": operator.le,
+    ">=": operator.ge,
+}
+
+
 def _compare(op, x, y):
     """SPARQL comparison of two (kind, value); None is a type error."""
     kx, vx = x
@@ -55,18 +66,14 @@ def _compare(op, x, y):
     if kx == "unbound" or ky == "unbound":
         return None
     if kx == ky and kx in ("num", "str", "bool"):
-        return {
-            "=": vx == vy,
-            "!=": vx != vy,
-            "<": vx < vy,
-            ">": vx > vy,
-            "<=": vx <= vy,
-            ">=": vx >= vy,
-        }[op]
+        return _ORDER[op](vx, vy)
     same = tuple(x) == tuple(y)
     tx, ty = temporal_type(x), temporal_type(y)
-    if (tx and ty and not (same and op in ("=", "!="))) or ((tx or ty) and op not in ("=", "!=")):
-        raise Unsupported(f"comparison of xsd:{tx or ty} values")
+    if tx and ty:  # by instant (raises Unsupported where that is not done here)
+        if tx != ty:
+            raise Unsupported(f"comparison of xsd:{tx} with xsd:{ty} values")
+        keys = datetime_order([x, y])
+        return _ORDER[op](keys[0], keys[1])
     if op not in ("=", "!="):
         return None
     if not same and kx in _LITERALS and ky in _LITERALS:

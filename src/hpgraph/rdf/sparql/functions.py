@@ -276,27 +276,30 @@ _TEMPORAL = {
 
 def temporal_type(v):
     """The xsd date/time/duration type name of a value, else None: such values compare by
-    value in SPARQL, which only :func:`datetime_order` does here."""
+    value in SPARQL (:func:`datetime_order`)."""
     if v is None or v[0] != "typed" or not v[1].endswith(">"):
         return None
     dt = v[1][v[1].rfind("^^<") + 3 : -1]
     name = dt[len(_XSD) :] if dt.startswith(_XSD) else ""
+    if name in ("dateTime", "date") and _datetime(v) is None:
+        return None  # ill-formed: a literal not understood
     return name if name in _TEMPORAL else None
 
 
 def datetime_order(values):
-    """{position: sort key} for the xsd:dateTime or xsd:date values among ``values``: the
-    instant in UTC as a fixed-width string, so that their order is their time order.
-    Raises ``Unsupported`` where that order is not defined or not done here: other
-    date/time types, dates mixed with dateTimes, values with and without a timezone."""
+    """{position: sort key} for the well-formed xsd:dateTime or xsd:date values among
+    ``values``: the instant in UTC as a fixed-width string, so that their order is their
+    time order (ORDER BY, MIN, MAX, comparisons). Raises ``Unsupported`` where that order
+    is not defined or not done here: other date/time types, dates mixed with dateTimes,
+    values with and without a timezone."""
     out, kinds, zoned = {}, set(), set()
     for j, v in enumerate(values):
         kind = temporal_type(v)
         if kind is None:
             continue
+        if kind not in ("dateTime", "date"):
+            raise Unsupported(f"order of xsd:{kind} values")
         f = _datetime(v)
-        if f is None or kind not in ("dateTime", "date"):
-            raise Unsupported(f"ORDER BY / MIN / MAX of xsd:{kind} values")
         kinds.add(kind)
         zoned.add(f[6] is not None)
         sec = Decimal(f[5] or 0)
@@ -308,10 +311,12 @@ def datetime_order(values):
         try:
             day = datetime.date(int(f[0]), int(f[1]), int(f[2])) + datetime.timedelta(days=days)
         except (ValueError, OverflowError):
-            raise Unsupported("ORDER BY / MIN / MAX of a date outside years 1-9999") from None
+            raise Unsupported("order of a date outside years 1-9999") from None
         out[j] = f"{day.isoformat()}T{minutes // 60:02d}:{minutes % 60:02d}:{sec:012.9f}"
     if len(kinds) > 1 or len(zoned) > 1:
-        raise Unsupported("ORDER BY / MIN / MAX of dates mixing types or timezone presence")
+        raise Unsupported(
+            "order of dates mixing xsd:date and xsd:dateTime or with and without a timezone"
+        )
     return out
 
 
