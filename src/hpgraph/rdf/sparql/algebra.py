@@ -9,7 +9,7 @@ import numpy as np
 
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.rdf.sparql.bgp import bgp
-from hpgraph.rdf.sparql.expressions import expr_column, filter_mask, filter_rows
+from hpgraph.rdf.sparql.columns import expr_column, filter_mask, filter_rows
 from hpgraph.rdf.sparql.modifiers import aggregate, distinct, order_by
 from hpgraph.rdf.sparql.table import Table, join, left_join, minus, union
 from hpgraph.rdf.sparql.terms import Ctx, Unsupported

@@ -88,7 +88,7 @@ def _seeded(ctx, node, seed: Table, outer) -> Table:
 
     from hpgraph.rdf.sparql.algebra import eval_node
     from hpgraph.rdf.sparql.bgp import bgp
-    from hpgraph.rdf.sparql.expressions import filter_mask, filter_rows
+    from hpgraph.rdf.sparql.columns import filter_mask, filter_rows
 
     name = node.name
     if name == "BGP":

@@ -1,8 +1,7 @@
 """SPARQL's string and numeric functions (section 17.4): REGEX, REPLACE, LANGMATCHES,
 STRLEN, UCASE, LCASE, STRSTARTS, STRENDS, CONTAINS, STRBEFORE, STRAFTER, CONCAT, SUBSTR,
-ENCODE_FOR_URI, MD5/SHA*, ABS, CEIL, FLOOR, ROUND, and the parts of an xsd:dateTime or
-xsd:date (YEAR, MONTH, DAY, HOURS, MINUTES, SECONDS, TIMEZONE, TZ) read from its lexical
-form (as loaded: TZ of ``+00:00`` is ``+00:00``; pyoxigraph canonicalises it to ``Z``).
+ENCODE_FOR_URI, MD5/SHA*, ABS, CEIL, FLOOR, ROUND, and the date parts of
+:mod:`.dates`.
 
 Each function is ``(operand names, f)``: ``f`` maps the (kind, value) of its operands to
 a (kind, value) or None (an error), as
@@ -15,7 +14,6 @@ return a string keep the language tag of their first argument where SPARQL says 
 
 from __future__ import annotations
 
-import datetime
 import functools
 import hashlib
 import math
@@ -23,10 +21,9 @@ import re
 import urllib.parse
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
-from hpgraph.rdf.parse import canonical_literal
-from hpgraph.rdf.sparql.terms import Unsupported
+from hpgraph.rdf.sparql.dates import DATE_PARTS
 
-__all__ = ["BUILTINS", "ABSENT", "temporal_type", "datetime_order"]
+__all__ = ["BUILTINS", "ABSENT"]
 
 ABSENT = ("absent", None)
 _FLAGS = {"i": re.IGNORECASE, "s": re.DOTALL, "m": re.MULTILINE, "x": re.VERBOSE}
@@ -236,116 +233,6 @@ def _same(x):
     return x
 
 
-_XSD = "http://www.w3.org/2001/XMLSchema#"
-_DATETIME = re.compile(r"(-?\d{4,})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d(?:\.\d+)?)(Z|[+-]\d\d:\d\d)?")
-
-
-_DATE = re.compile(r"(-?\d{4,})-(\d\d)-(\d\d)(Z|[+-]\d\d:\d\d)?")
-
-
-def _datetime(v):
-    """(year, month, day, hours, minutes, seconds, timezone) of an xsd:dateTime or
-    xsd:date value's lexical form (None for a part it lacks), or None."""
-    if v is None or v[0] != "typed":
-        return None
-    lex = v[1][1 : v[1].rindex('"')]
-    if v[1].endswith(f"^^<{_XSD}dateTime>"):
-        m = _DATETIME.fullmatch(lex)
-        return None if m is None else m.groups()
-    if v[1].endswith(f"^^<{_XSD}date>"):
-        m = _DATE.fullmatch(lex)
-        return None if m is None else m.groups()[:3] + (None, None, None, m.group(4))
-    return None
-
-
-_TEMPORAL = {
-    "dateTime",
-    "dateTimeStamp",
-    "date",
-    "time",
-    "gYear",
-    "gYearMonth",
-    "gMonth",
-    "gMonthDay",
-    "gDay",
-    "duration",
-    "dayTimeDuration",
-    "yearMonthDuration",
-}
-
-
-def temporal_type(v):
-    """The xsd date/time/duration type name of a value, else None: such values compare by
-    value in SPARQL (:func:`datetime_order`)."""
-    if v is None or v[0] != "typed" or not v[1].endswith(">"):
-        return None
-    dt = v[1][v[1].rfind("^^<") + 3 : -1]
-    name = dt[len(_XSD) :] if dt.startswith(_XSD) else ""
-    if name in ("dateTime", "date") and _datetime(v) is None:
-        return None  # ill-formed: a literal not understood
-    return name if name in _TEMPORAL else None
-
-
-def datetime_order(values):
-    """{position: sort key} for the well-formed xsd:dateTime or xsd:date values among
-    ``values``: the instant in UTC as a fixed-width string, so that their order is their
-    time order (ORDER BY, MIN, MAX, comparisons). Raises ``Unsupported`` where that order
-    is not defined or not done here: other date/time types, dates mixed with dateTimes,
-    values with and without a timezone."""
-    out, kinds, zoned = {}, set(), set()
-    for j, v in enumerate(values):
-        kind = temporal_type(v)
-        if kind is None:
-            continue
-        if kind not in ("dateTime", "date"):
-            raise Unsupported(f"order of xsd:{kind} values")
-        f = _datetime(v)
-        kinds.add(kind)
-        zoned.add(f[6] is not None)
-        sec = Decimal(f[5] or 0)
-        minutes = int(f[3] or 0) * 60 + int(f[4] or 0)
-        if f[6] not in (None, "Z"):
-            sign = -1 if f[6][0] == "-" else 1
-            minutes -= sign * (int(f[6][1:3]) * 60 + int(f[6][4:6]))
-        days, minutes = divmod(minutes, 24 * 60)
-        try:
-            day = datetime.date(int(f[0]), int(f[1]), int(f[2])) + datetime.timedelta(days=days)
-        except (ValueError, OverflowError):
-            raise Unsupported("order of a date outside years 1-9999") from None
-        out[j] = f"{day.isoformat()}T{minutes // 60:02d}:{minutes % 60:02d}:{sec:012.9f}"
-    if len(kinds) > 1 or len(zoned) > 1:
-        raise Unsupported(
-            "order of dates mixing xsd:date and xsd:dateTime or with and without a timezone"
-        )
-    return out
-
-
-def _part(index, make):
-    def fn(v):
-        f = _datetime(v)
-        if f is None or (f[index] is None and index < 6):
-            return None
-        return make(f[index])
-
-    return fn
-
-
-def _timezone(tz):
-    """TIMEZONE: the offset as an xsd:dayTimeDuration; an error without one."""
-    if tz is None:
-        return None
-    if tz == "Z":
-        text = "PT0S"
-    else:
-        hours, minutes = int(tz[1:3]), int(tz[4:6])
-        if hours == 0 and minutes == 0:
-            text = "PT0S"
-        else:
-            text = ("-" if tz[0] == "-" else "") + "PT" + (f"{hours}H" if hours else "")
-            text += f"{minutes}M" if minutes else ""
-    return ("typed", canonical_literal(text, None, _XSD + "dayTimeDuration"))
-
-
 _ONE = ("arg",)
 _TWO = ("arg1", "arg2")
 #: name -> (operand names, function of the operands' values); ``*arg``: a list.
@@ -369,14 +256,6 @@ BUILTINS = {
     "Builtin_SHA256": (_ONE, _hash("sha256")),
     "Builtin_SHA384": (_ONE, _hash("sha384")),
     "Builtin_SHA512": (_ONE, _hash("sha512")),
-    "Builtin_YEAR": (_ONE, _part(0, lambda x: ("num", int(x)))),
-    "Builtin_MONTH": (_ONE, _part(1, lambda x: ("num", int(x)))),
-    "Builtin_DAY": (_ONE, _part(2, lambda x: ("num", int(x)))),
-    "Builtin_HOURS": (_ONE, _part(3, lambda x: ("num", int(x)))),
-    "Builtin_MINUTES": (_ONE, _part(4, lambda x: ("num", int(x)))),
-    "Builtin_SECONDS": (_ONE, _part(5, lambda x: ("num", Decimal(x)))),
-    "Builtin_TIMEZONE": (_ONE, _part(6, _timezone)),
-    "Builtin_TZ": (_ONE, _part(6, lambda x: ("str", x or ""))),
     "Builtin_ABS": (_ONE, _numeric(abs, abs, abs)),
     "Builtin_CEIL": (
         _ONE,
@@ -396,4 +275,5 @@ BUILTINS = {
             lambda f: float(_round_half_up(f)),
         ),
     ),
+    **DATE_PARTS,
 }

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from hpgraph.rdf.parse import canonical_literal
-from hpgraph.rdf.sparql.expressions import expr_column
-from hpgraph.rdf.sparql.functions import datetime_order
+from hpgraph.rdf.sparql.columns import expr_column
+from hpgraph.rdf.sparql.dates import datetime_order
 from hpgraph.rdf.sparql.numeric import XSD
 from hpgraph.rdf.sparql.sums import group_avg, group_sum
 from hpgraph.rdf.sparql.table import Table, rows_unique
