@@ -103,6 +103,8 @@ def aggregate(ctx, node, t: Table) -> Table:
         if isinstance(g, Variable):
             keys.append(t.cols.get(str(g), np.full(t.n, -1, np.int64)))
         else:  # GROUP BY (expr) (rdflib: None, its Extend below) or GROUP BY f(...)
+            if g is None and not unnamed:
+                raise Unsupported("GROUP BY (expr) in this form")
             keys.append(expr_column(ctx, unnamed.pop(0) if g is None else g, t))
     if keys:
         mat = np.stack(keys, axis=1)
