@@ -50,6 +50,11 @@ FORMAT = 1
 MANIFEST = "manifest.json"
 _PREFIX = "superstep-"
 _PER_VERTEX = ("value", "state", "inbox", "has_msg", "outbox", "sending", "senders", "candidates")
+#: what a dense superstep does not read: it pulls its messages into ``inbox`` (``has_msg``
+#: for vertices with in-edges, the others' entries are never read), writes every sender's
+#: ``outbox`` entry, and keeps no lists (the superstep after it rebuilds them from the
+#: flags); so a checkpoint before a dense superstep leaves them out (PageRank: 45% less)
+_NOT_DENSE = ("inbox", "outbox", "senders", "candidates")
 
 
 class CheckpointWarning(UserWarning):
@@ -247,7 +252,7 @@ def _job_arrays(job, dense: bool) -> dict:
     """This process's part of everything the next superstep reads."""
     lo, hi = job.own_range()
     local = list(job.rt.local_parts)
-    out = {name: job.own(name) for name in _PER_VERTEX}
+    out = {name: job.own(name) for name in _PER_VERTEX if not (dense and name in _NOT_DENSE)}
     out["counter_rows"] = job.counter_rows[local[0] : local[-1] + 1]
     out["agg_value"] = job.a["agg_value"]
     out["flags"] = np.array([dense, job.rescan], dtype=np.uint8)
@@ -286,12 +291,13 @@ def restore_job(job, folder: Path, manifest: dict) -> tuple[int, bool]:
         rel = f"rank-{rank}/{name}.npy"
         return _load(folder, rel, files[rel])
 
+    dense, rescan = (bool(x) for x in get("flags"))
     for name in _PER_VERTEX:
-        job.own(name)[...] = get(name)
+        if not (dense and name in _NOT_DENSE):
+            job.own(name)[...] = get(name)
     local = list(job.rt.local_parts)
     job.counter_rows[local[0] : local[-1] + 1] = get("counter_rows")
     job.a["agg_value"][:] = get("agg_value")
-    dense, rescan = (bool(x) for x in get("flags"))
     job.rescan = rescan
     if not job.program.combined:
         lo, hi = job.own_range()
