@@ -136,9 +136,9 @@ mpi = pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
 
 
 @mpi
-@pytest.mark.parametrize("ranks", [2, 3])
-def test_mpi_checkpoints_resume_bit_for_bit(ranks, tmp_path):
-    out = run_mpi(ranks, "check_checkpoint.py", tmp_path, timeout=300,
+@pytest.mark.parametrize("ranks, threads", [(2, 1), (3, 1), (2, 2)])
+def test_mpi_checkpoints_resume_bit_for_bit(ranks, threads, tmp_path):
+    out = run_mpi(ranks, "check_checkpoint.py", tmp_path, threads, timeout=300,
                   env={"HPGRAPH_MPI_TIMEOUT": "120"})  # fmt: skip
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.count("CHECKPOINT OK") == ranks

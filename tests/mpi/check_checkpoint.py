@@ -1,7 +1,7 @@
 """Run under ``mpiexec -n P``: PageRank, BFS, WCC (hashmin), SSSP (Bellman-Ford) and
 CDLP stopped on every rank after a checkpoint, then resumed from it, give the bits of a
 run through; then the run through resumed from a corrupt newest checkpoint on one rank
-falls back to the one before. Argument: a folder every rank sees."""
+falls back to the one before. Arguments: a folder every rank sees [, threads per rank]."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from hpgraph.generators import kronecker
 from hpgraph.runtimes.mpi import MPIRuntime
 
 root = Path(sys.argv[1])
-rt = MPIRuntime()
+rt = MPIRuntime(threads=int(sys.argv[2]) if len(sys.argv) > 2 else 1)
 g = kronecker(10, seed=5)
 gw = kronecker(10, seed=5, weighted=True)
 src = int(g.user_ids()[int(np.argmax(g.out_degree()))])
