@@ -29,8 +29,11 @@ def test_local_runtime_conforms(threads):
 
 @pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
 @pytest.mark.parametrize("ranks", [1, 2, 3])
-def test_mpi_runtime_conforms(ranks):
-    out = run_mpi(ranks, "../conformance/kernels.py", "mpi", timeout=300)
+@pytest.mark.parametrize("held", ["whole graph", "own rows"])
+def test_mpi_runtime_conforms(ranks, held):
+    mode = "mpi" if held == "whole graph" else "mpi-parts"
+    out = run_mpi(ranks, "../conformance/kernels.py", mode, timeout=300)
     assert out.returncode == 0, out.stdout + out.stderr
     assert f"CONFORMS MPIRuntime(rank=0, size={ranks}" in out.stdout
+    assert out.stdout.rstrip().endswith(held)
     assert out.stdout.count("ok ") == len(kernels.CASES) + 1  # only rank 0 reports

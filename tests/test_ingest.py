@@ -153,4 +153,11 @@ def test_cli_ranks_read_in_parallel_and_agree_on_errors(tmp_path):
     )  # fmt: skip
     assert r.returncode == 0, r.stdout + r.stderr
     assert "401 vertices, 400 edges" in r.stdout and "largest     401 vertices" in r.stdout
+    assert "own rows per rank" in r.stdout
+    assert not (tmp_path / "g.el.hpgc").exists()  # the whole graph never existed: no cache
+    r = subprocess.run(
+        [str(exe), "run", "lcc", str(edges), "--ranks", "2"],  # a whole-graph kernel
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert r.returncode == 0 and "whole graph per rank" in r.stdout, r.stdout + r.stderr
     assert (tmp_path / "g.el.hpgc").exists()  # rank 0 wrote the cache

@@ -15,7 +15,7 @@ import numpy as np
 from mpi4py import MPI
 
 from hpgraph import generators
-from hpgraph.algorithms import bfs, pagerank, wcc
+from hpgraph.algorithms import bfs, cdlp, pagerank, wcc
 from hpgraph.algorithms.verify import verify_bfs
 from hpgraph.graph import Graph
 from hpgraph.io import read_edgelist, read_parquet, write_edgelist, write_parquet_edges
@@ -87,6 +87,7 @@ with MPIRuntime(threads=threads) as rt:
     for gname, g in graphs():
         part = split_graph(g, comm)
         same_rows(part, g)
+        same_rows(part.symmetrized(), g.symmetrized())
         for fmt in ("edgelist", "parquet"):
             if g.n > 2:
                 same_rows(*read_part(g, gname, fmt))
@@ -99,6 +100,7 @@ with MPIRuntime(threads=threads) as rt:
         }
         if not g.directed:
             cases["wcc"] = (wcc, {"variant": "hashmin"})
+        cases["cdlp"] = (cdlp, {"iterations": 5})
         for kname, (fn, kw) in cases.items():
             got = fn(part, runtime=rt, **kw)
             check(f"{gname}/{kname}", got, fn(g, runtime=rt, **kw), exact=True)

@@ -50,7 +50,7 @@ BFS = vertex_program(
 def bfs(graph, source, *, threads=None, runtime=None, progress=False, checkpoint=None):
     """Depth and parent of every vertex, from ``source`` (an id of the input);
     ``checkpoint``: superstep checkpoints and resume (docs/checkpoints.md)."""
-    s = source_index(graph, source)
+    s = source_index(graph, source, parts=True)
     job = run(
         BFS,
         graph,

@@ -35,7 +35,8 @@ from hpgraph.algorithms._common import check_graph, finish_result
 from hpgraph.engine import run, vertex_program
 from hpgraph.errors import InvalidArgumentError, VerificationError
 from hpgraph.graph.csr import Graph, index_dtype
-from hpgraph.graph.views import simple_rows
+from hpgraph.graph.part import is_part
+from hpgraph.graph.views import simple_part, simple_rows
 
 __all__ = ["cdlp", "verify_cdlp", "reference_cdlp"]
 
@@ -73,7 +74,10 @@ CDLP64 = _program(np.int64)
 
 
 def _simple_view(graph) -> Graph:
-    """The undirected multigraph whose row v lists each neighbour once per direction."""
+    """The undirected multigraph whose row v lists each neighbour once per direction
+    (of a part: its own rows, a part of the view)."""
+    if is_part(graph):
+        return graph.derived("cdlp_simple_view", lambda: simple_part(graph, both_directions=True))
 
     def build():
         indptr, indices = simple_rows(graph, both_directions=True)
@@ -110,7 +114,7 @@ def cdlp(graph, *, iterations=10, threads=None, runtime=None, progress=False, ch
     ``communities`` (distinct labels) and ``iterations``. Definition in the module
     docstring. ``checkpoint``: superstep checkpoints and resume (docs/checkpoints.md).
     """
-    check_graph(graph)
+    check_graph(graph, parts=True)
     iterations = _check_iterations(iterations)
     view = _simple_view(graph)
     order = _id_order(graph)

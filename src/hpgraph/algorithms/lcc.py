@@ -124,7 +124,7 @@ def _forward(graph) -> _Forward:
         ipb, ixb, _ = graph.in_csr() if graph.directed else (ipa, ixa, None)
         idt = index_dtype(n)
         degree = np.empty(n, dtype=np.int64)
-        _simple_degrees(ipa, ixa, ipb, ixb, False, degree)
+        _simple_degrees(ipa, ixa, ipb, ixb, False, 0, n, degree)
         order = np.argsort(degree, kind="stable").astype(idt)
         rank = np.empty(n, dtype=idt)
         rank[order] = np.arange(n, dtype=idt)

@@ -68,7 +68,7 @@ def pagerank(
 ):
     """Rank of every vertex (sums to 1). ``checkpoint``: superstep checkpoints and
     resume (:class:`hpgraph.engine.checkpoint.Checkpoints`)."""
-    check_graph(graph)
+    check_graph(graph, parts=True)
     if not 0.0 <= damping <= 1.0:
         raise InvalidArgumentError(f"damping must lie in [0, 1], got {damping}")
     if int(iterations) != iterations or iterations < 0:
@@ -86,7 +86,7 @@ def pagerank(
         PAGERANK,
         graph,
         params={"damping": damping, "iterations": iterations},
-        values=np.full(n, 1.0 / max(n, 1)),
+        values=1.0 / max(n, 1),
         max_supersteps=int(iterations) + 1,
         threads=threads,
         runtime=runtime,

@@ -234,6 +234,8 @@ def run(
         threads=threads,
         generated_weighted=algo.wants_weights,
         mpi=runtime_name == "mpi",
+        # ranks hold only their rows, unless the kernel or the verifier needs them all
+        partitioned=runtime_name == "mpi" and algo.partitioned and not verify,
     )
     args, source_row = (), None
     if algo.needs_source:
@@ -366,13 +368,20 @@ def _resolve_source(graph, source, input):
     import numpy as np
 
     from hpgraph.errors import InvalidArgumentError
+    from hpgraph.graph.part import is_part
 
     if graph.n == 0:
         raise InvalidArgumentError(f"{input}: the graph has no vertices, so no source")
     if source is None:
-        deg = graph.out_degree()
-        s = int(np.argmax(deg))
-        why = f" (default: the vertex of highest out-degree, {int(deg[s]):,})"
+        if is_part(graph):  # each rank knows its own rows' degrees
+            from hpgraph.runtimes.mpi.parts import highest_degree_vertex
+
+            s, deg_s = highest_degree_vertex(graph)
+        else:
+            deg = graph.out_degree()
+            s = int(np.argmax(deg))
+            deg_s = int(deg[s])
+        why = f" (default: the vertex of highest out-degree, {deg_s:,})"
     else:
         s = graph.vertex_index(source)
         why = ""
@@ -382,6 +391,8 @@ def _resolve_source(graph, source, input):
 
 def _timing_rows(graph, result, elapsed, runtime=None):
     """Runtime, time (with the engine's setup), supersteps and EVPS rows."""
+    from hpgraph.graph.part import is_part
+
     job = result.stats
     rows = []
     setup = 0.0
@@ -392,7 +403,8 @@ def _timing_rows(graph, result, elapsed, runtime=None):
             where = f"mpi, {plural(runtime.size, 'rank')}"
             if runtime.threads > 1:
                 where += f" x {plural(runtime.threads, 'thread')}"
-            rows.append(("runtime", f"{where}, {runtime.aggregation} exchange"))
+            held = "own rows per rank" if is_part(graph) else "whole graph per rank"
+            rows.append(("runtime", f"{where}, {runtime.aggregation} exchange, {held}"))
         else:
             unit = "rank" if job.runtime == "mpi" else "thread"
             rows.append(("runtime", f"{job.runtime}, {plural(job.parts, unit)}"))

@@ -36,6 +36,7 @@ from hpgraph.engine.schedule import chunk_cuts
 from hpgraph.engine.stats import JobStats, SuperstepStats
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph.csr import Graph
+from hpgraph.graph.part import PartGraph, window
 from hpgraph.graph.partition import local_degrees
 
 __all__ = ["run", "JobResult", "MasterContext"]
@@ -85,13 +86,26 @@ def _typed_lists(parts, item_type):
 
 
 def _initial_values(program, graph, values):
+    """The value array: ``values`` (one row per vertex, or one scalar for every vertex;
+    copied, so the caller's stays intact) or the program's initial value. A part gets
+    a window over its own rows only."""
     shape = (graph.n, *program.value_shape)
-    if values is None:
-        return np.full(shape, program.initial, dtype=program.value_dtype)
-    arr = np.array(values, dtype=program.value_dtype)  # a copy: the caller's stays intact
-    if arr.shape != shape:
-        raise InvalidArgumentError(f"values must have shape {shape}, got {arr.shape}")
-    return arr
+    lo, hi = _own_rows(graph)
+    local = (hi - lo, *program.value_shape)
+    if values is None or np.ndim(values) == 0:
+        fill = program.initial if values is None else values
+        arr = np.full(local, fill, dtype=program.value_dtype)
+    else:
+        arr = np.asarray(values)
+        if arr.shape != shape:
+            raise InvalidArgumentError(f"values must have shape {shape}, got {arr.shape}")
+        arr = np.array(arr[lo:hi], dtype=program.value_dtype)
+    return arr if (lo, hi) == (0, graph.n) else window(arr, lo, graph.n)
+
+
+def _own_rows(graph):
+    """The vertices whose state this process holds: a part's own rows, else all."""
+    return (graph.lo, graph.hi) if isinstance(graph, PartGraph) else (0, graph.n)
 
 
 def run(
@@ -105,6 +119,7 @@ def run(
     runtime=None,
     master=None,
     progress: bool = False,
+    checkpoint=None,
 ) -> JobResult:
     """Run ``program`` on ``graph`` until every vertex has halted with no message in
     flight, the ``master(ctx)`` hook calls ``ctx.halt()``, or ``max_supersteps`` ran.
@@ -112,10 +127,12 @@ def run(
     ``values`` overrides the program's initial value per vertex; ``params`` gives the
     values of the program's declared parameters. ``threads``/``runtime`` choose where it
     runs (default: the local runtime on every core). ``progress`` shows a live line.
+    ``checkpoint`` (:class:`hpgraph.engine.checkpoint.Checkpoints`) writes superstep
+    checkpoints and resumes from them (docs/checkpoints.md).
     """
     if not isinstance(program, VertexProgram):
         raise InvalidArgumentError("program must come from hpgraph.vertex_program")
-    if not isinstance(graph, Graph):
+    if not isinstance(graph, (Graph, PartGraph)):
         raise InvalidArgumentError(f"graph must be an hpgraph Graph, got {type(graph).__name__}")
     if max_supersteps is not None and max_supersteps < 0:
         raise InvalidArgumentError(f"max_supersteps must be >= 0, got {max_supersteps}")
@@ -124,7 +141,8 @@ def run(
 
     rt, own_runtime = resolve(runtime, threads, "vertex")
     try:
-        return _Job(program, graph, rt, value, param_values).loop(max_supersteps, master, progress)
+        job = _Job(program, graph, rt, value, param_values)
+        return job.loop(max_supersteps, master, progress, checkpoint)
     finally:
         if own_runtime:
             rt.close()
@@ -143,6 +161,10 @@ class _Job:
         t0 = time.perf_counter()
         self.program, self.graph, self.rt = program, graph, rt
         self.kernels = codegen.kernels_for(program)
+        if isinstance(graph, PartGraph) and not rt.holds_parts:
+            raise InvalidArgumentError(
+                f"a partitioned graph runs on the MPI runtime it was split for, not {rt.name}"
+            )
         self.partition = rt.partition(graph)
         offsets = self.partition.offsets
         parts = self.partition.parts
@@ -150,6 +172,9 @@ class _Job:
         idx = graph.indices.dtype
         mshape, mdtype = program.message_shape, program.message_dtype
         self.msg_bytes = int(mdtype.itemsize * int(np.prod(mshape, dtype=np.int64)))
+        #: whether this process holds only its own rows of the graph and state (a part)
+        self.part = isinstance(graph, PartGraph)
+        vertex = self.vertex_array
         if mshape:
             item_type = types.Array(from_dtype(mdtype), 1, "C")
         else:
@@ -165,18 +190,22 @@ class _Job:
             "weights": graph.weights if graph.weights is not None else _NO_WEIGHTS,
             "local_degree": self._local_degrees(),
             "value": value,
-            "state": np.zeros(n, dtype=np.uint8),
+            "state": vertex((), np.uint8),
+            # a part's inbox and has_msg cover every vertex: MPI delivery combines what
+            # its senders send to other processes' vertices there first (ghost entries)
             "inbox": np.zeros((n if program.combined else 0, *mshape), dtype=mdtype),
             "has_msg": np.zeros(n, dtype=np.uint8),
-            "msg_ptr": np.zeros(0 if program.combined else n + 1, dtype=np.int64),
+            "msg_ptr": (
+                np.zeros(0, dtype=np.int64) if program.combined else vertex((), np.int64, 1)
+            ),
             "msg_val": np.zeros((0, *mshape), dtype=mdtype),
-            "outbox": np.zeros((n, *mshape), dtype=mdtype),
-            "sending": np.zeros(n, dtype=np.uint8),
+            "outbox": vertex(mshape, mdtype),
+            "sending": vertex((), np.uint8),
             "agg_ops": np.array([_AGG_CODES[a] for a in aggs], dtype=np.int64),
             "agg_value": self.agg_identity.copy(),
-            "senders": np.empty(n, dtype=idx),
-            "candidates": np.empty(n, dtype=idx),
-            "next_candidates": np.empty(n, dtype=idx),
+            "senders": vertex((), idx, fill=None),
+            "candidates": vertex((), idx, fill=None),
+            "next_candidates": vertex((), idx, fill=None),
         }
         # Counters and aggregator partials are written by their part on every vertex:
         # one row per part, 128 bytes apart, so no two parts share a cache line.
@@ -219,7 +248,7 @@ class _Job:
             and program.combined
             and program.edge_message is None
             and self.kernels._HAS_IDENTITY
-            and rt.pull_allowed
+            and (rt.pull_allowed or self.part)
         )
         self.pulled = None  # the broadcasts a dense superstep pulls
         self.chunks = None  # this process's vertices in chunks (made on first need)
@@ -230,13 +259,22 @@ class _Job:
         self.setup_s = time.perf_counter() - t0
 
     # ------------------------------------------------------------------ helpers
+    def vertex_array(self, tail, dtype, extra=0, fill=0):
+        """A per-vertex array (``n + extra`` rows of shape ``tail``; zeros, or
+        uninitialised with ``fill=None``): on a part, a window over its own rows only."""
+        g = self.graph
+        lo, hi = _own_rows(g)
+        shape = (hi - lo + extra, *tail)
+        arr = np.empty(shape, dtype=dtype) if fill is None else np.full(shape, fill, dtype)
+        return window(arr, lo, g.n + extra) if self.part else arr
+
     def _local_degrees(self):
         """Per vertex, its out-edges that stay in its own part: one parallel pass over the
         edges per (graph, partition), cached on the graph; 4 B per vertex."""
         g, offsets = self.graph, self.partition.offsets
 
         def build():
-            out = np.empty(g.n, dtype=g.indices.dtype)
+            out = self.vertex_array((), g.indices.dtype, fill=None)
             self.rt.run_parts(
                 local_degrees,
                 lambda p: (g.indptr, g.indices, int(offsets[p]), int(offsets[p + 1]), out),
@@ -344,7 +382,9 @@ class _Job:
         self.pulled = self.rt.mirror(sent, self.offsets)
         spare = self.a.get("outbox_spare")
         self.a["outbox_spare"] = sent
-        self.set_array("outbox", spare if spare is not None else np.empty_like(sent))
+        if spare is None:
+            spare = self.vertex_array(sent.shape[1:], sent.dtype, fill=None)
+        self.set_array("outbox", spare)
 
     def edge_arrays(self, pull):
         """In-edges for pull (built on first need), or the out-CSR as a placeholder."""
@@ -358,7 +398,7 @@ class _Job:
         return ip, ix, (w if w is not None else _NO_WEIGHTS)
 
     # ------------------------------------------------------------------ the loop
-    def loop(self, max_supersteps, master, progress):
+    def loop(self, max_supersteps, master, progress, checkpoint=None):
         rt, graph = self.rt, self.graph
         parts = self.partition.parts
         stats = JobStats(runtime=rt.name, parts=parts, setup_s=self.setup_s)
@@ -369,7 +409,10 @@ class _Job:
         ss = 0
         dense = False  # whether superstep ss pulls the last one's broadcasts in one pass
         t_start = time.perf_counter()
+        session = checkpoint.open(self) if checkpoint is not None else None
         try:
+            if session is not None:  # resume: the superstep and state of a checkpoint
+                ss, dense = session.restore()
             while True:
                 if max_supersteps is not None and ss >= max_supersteps:
                     stopped_by = "limit"
@@ -381,8 +424,11 @@ class _Job:
                 tot = rt.allreduce(counters.sum(axis=0))
                 agg = self._reduce_aggregators(self.chunk_aggs if dense else None)
                 messages = int(tot[_C["sender_edges"]] + tot[_C["direct"]])
-                pull = rt.pull_allowed and int(tot[_C["sender_edges"]]) > (
-                    self.pull_share * m_stored
+                # (a part reads no other process's in-rows: push or dense only)
+                pull = (
+                    rt.pull_allowed
+                    and not self.part
+                    and int(tot[_C["sender_edges"]]) > self.pull_share * m_stored
                 )
                 was_dense = dense
                 # every vertex awake, every edge carrying a broadcast (vertices without
@@ -425,7 +471,11 @@ class _Job:
                     if mc.halted:
                         stopped_by = "master"
                         break
+                if session is not None:  # state is complete here: superstep ss starts
+                    session.superstep_done(ss, dense)
         finally:
+            if session is not None:
+                session.close()
             if show:
                 show.close()
         stats.total_s = self.setup_s + (time.perf_counter() - t_start)

@@ -68,7 +68,8 @@ class PartGraph:
     graph's arrays: ``indptr[v]`` for ``lo <= v <= hi`` and ``indices[k]`` for the own
     rows' edges hold the whole graph's values; ``own_indptr``/``own_indices``/
     ``own_weights`` are the same memory indexed from 0. ``rank_offsets`` (length ranks +
-    1) are every process's ranges; ``rank`` is this one. Build with
+    1) are every process's ranges; ``rank`` is this one; ``comm`` their communicator.
+    Build with
     :meth:`from_graph` (cut from a whole graph) or :func:`hpgraph.runtimes.mpi.ingest.
     load_graph_mpi` with ``partitioned=True`` (read in parallel, never whole)."""
 
@@ -93,6 +94,7 @@ class PartGraph:
         "_in_builder",
         "_id_index",
         "_derived",
+        "comm",
     )
 
     def __init__(
@@ -110,6 +112,7 @@ class PartGraph:
         ids=None,
         name="",
         in_builder=None,
+        comm=None,
     ):
         self.n = int(n)
         self.rank_offsets = np.asarray(rank_offsets, dtype=np.int64)
@@ -142,18 +145,25 @@ class PartGraph:
         self._in_builder = in_builder
         self._id_index = None
         self._derived = {}
+        #: the communicator of the processes holding the other parts (an mpi4py
+        #: ``Comm``; None for a part cut without one): views derived from parts reduce
+        #: their counts over it
+        self.comm = comm
 
     @classmethod
-    def from_graph(cls, graph: Graph, ranks: int, rank: int) -> PartGraph:
+    def from_graph(cls, graph: Graph, ranks: int, rank: int, comm=None) -> PartGraph:
         """Rank ``rank``'s part of ``graph`` split into ``ranks`` ranges balanced by
         ``8 * vertices + edges`` (copies of its own rows, so the whole graph can be
-        dropped). For tests and for graphs generated on every rank."""
+        dropped; one rank shares the graph's arrays). For tests and for graphs generated
+        or loaded whole on every rank."""
         if not 0 <= rank < ranks:
             raise InvalidArgumentError(f"rank must lie in [0, {ranks}), got {rank}")
         offsets = range_cuts(graph.indptr, ranks)
         lo, hi = int(offsets[rank]), int(offsets[rank + 1])
 
         def cut(ip, ix, w):
+            if (lo, hi) == (0, graph.n):  # one rank: the graph's own (read-only) arrays
+                return ip, ix, w
             a, b = int(ip[lo]), int(ip[hi])
             return ip[lo : hi + 1].copy(), ix[a:b].copy(), None if w is None else w[a:b].copy()
 
@@ -171,6 +181,7 @@ class PartGraph:
             ids=graph.ids,
             name=graph.name,
             in_builder=in_rows,
+            comm=comm,
         )
         return part
 
@@ -206,11 +217,13 @@ class PartGraph:
         return self._in
 
     def symmetrized(self) -> PartGraph:
+        """This part of the whole graph's :meth:`Graph.symmetrized`: own out- and
+        in-rows merged (cached); self for an undirected part."""
         if not self.directed:
             return self
-        raise InvalidArgumentError(
-            "a directed partitioned graph cannot be symmetrised in place: load it undirected"
-        )
+        from hpgraph.graph.views import symmetrized_part
+
+        return self.derived("symmetrized", lambda: symmetrized_part(self))
 
     def derived(self, key, build):
         """A cached value derived from this (immutable) part: ``build()`` runs once."""

@@ -25,10 +25,13 @@ import numpy as np
 from numba import njit
 
 from hpgraph.config import NUMBA_FLAGS
+from hpgraph.graph.part import is_part
 
 __all__ = [
     "simple_view",
     "simple_rows",
+    "simple_part",
+    "symmetrized_part",
     "locality_view",
     "rows_in_order",
     "collapsed_view",
@@ -60,11 +63,11 @@ def _union_step(ixa, pa, ea, ixb, pb, eb, v, big):
 
 
 @njit(**NUMBA_FLAGS)
-def _simple_degrees(ipa, ixa, ipb, ixb, both, out):
-    """out[v] = |N(v)| (``both``: counted with directions, 1 or 2 per neighbour), the
-    union of row v of A and row v of B without v and duplicates."""
+def _simple_degrees(ipa, ixa, ipb, ixb, both, lo, hi, out):
+    """out[v - lo] = |N(v)| for v in [lo, hi) (``both``: counted with directions, 1 or 2
+    per neighbour), the union of row v of A and row v of B without v and duplicates."""
     big = ipa.shape[0]
-    for v in range(ipa.shape[0] - 1):
+    for v in range(lo, hi):
         ea, eb = ipa[v + 1], ipb[v + 1]
         pa = _next(ixa, ipa[v], ea, v, -1)
         pb = _next(ixb, ipb[v], eb, v, -1)
@@ -72,18 +75,19 @@ def _simple_degrees(ipa, ixa, ipb, ixb, both, out):
         while pa < ea or pb < eb:
             u, m, pa, pb = _union_step(ixa, pa, ea, ixb, pb, eb, v, big)
             c += m if both else 1
-        out[v] = c
+        out[v - lo] = c
 
 
 @njit(**NUMBA_FLAGS)
-def _simple_fill(ipa, ixa, ipb, ixb, both, indptr, indices):
-    """Rows of the simple view: each neighbour once (``both``: once per direction)."""
+def _simple_fill(ipa, ixa, ipb, ixb, both, lo, hi, indptr, indices):
+    """Rows [lo, hi) of the simple view (``indptr`` from row lo): each neighbour once
+    (``both``: once per direction)."""
     big = ipa.shape[0]
-    for v in range(ipa.shape[0] - 1):
+    for v in range(lo, hi):
         ea, eb = ipa[v + 1], ipb[v + 1]
         pa = _next(ixa, ipa[v], ea, v, -1)
         pb = _next(ixb, ipb[v], eb, v, -1)
-        k = indptr[v]
+        k = indptr[v - lo]
         while pa < ea or pb < eb:
             u, m, pa, pb = _union_step(ixa, pa, ea, ixb, pb, eb, v, big)
             for _ in range(m if both else 1):
@@ -99,13 +103,106 @@ def simple_rows(graph, *, both_directions: bool):
     ipa, ixa = graph.indptr, graph.indices
     ipb, ixb, _ = graph.in_csr() if graph.directed else (ipa, ixa, None)
     both = bool(both_directions and graph.directed)
-    deg = np.empty(graph.n, dtype=np.int64)
-    _simple_degrees(ipa, ixa, ipb, ixb, both, deg)
-    indptr = np.zeros(graph.n + 1, dtype=np.int64)
+    lo, hi = (graph.lo, graph.hi) if is_part(graph) else (0, graph.n)
+    deg = np.empty(hi - lo, dtype=np.int64)
+    _simple_degrees(ipa, ixa, ipb, ixb, both, lo, hi, deg)
+    indptr = np.zeros(hi - lo + 1, dtype=np.int64)
     np.cumsum(deg, out=indptr[1:])
     indices = np.empty(int(indptr[-1]), dtype=ixa.dtype)
-    _simple_fill(ipa, ixa, ipb, ixb, both, indptr, indices)
+    _simple_fill(ipa, ixa, ipb, ixb, both, lo, hi, indptr, indices)
     return indptr, indices
+
+
+def simple_part(part, *, both_directions: bool):
+    """:func:`simple_rows` of a part's own vertices as a part of the undirected view
+    (rows from the part's out- and in-rows; the stored count summed over the part's
+    communicator)."""
+    from hpgraph.errors import InvalidArgumentError
+    from hpgraph.graph.part import PartGraph
+
+    if part.comm is None:
+        raise InvalidArgumentError("a view of a part needs the part's communicator")
+    indptr, indices = simple_rows(part, both_directions=both_directions)
+    mine = int(indices.shape[0])
+    indptr += int(part.comm.exscan(mine) or 0)  # the whole view's offsets
+    stored = int(part.comm.allreduce(mine))
+    return PartGraph(
+        part.n, part.rank_offsets, part.rank, indptr, indices, directed=False,
+        stored_edges=stored, edges=stored // 2, ids=part.ids, name=part.name,
+        comm=part.comm,
+    )  # fmt: skip
+
+
+def symmetrized_part(part):
+    """A directed part's rows of :meth:`Graph.symmetrized <hpgraph.graph.csr.Graph.
+    symmetrized>`: each own row is the merge of its out-row and in-row (a self-loop
+    once; on equal targets the out-row's entries first, as ``from_edges`` scatters
+    forward edges before reversed ones), weights alongside."""
+    from hpgraph.errors import InvalidArgumentError
+    from hpgraph.graph.part import PartGraph
+
+    if part.comm is None:
+        raise InvalidArgumentError("a view of a part needs the part's communicator")
+    ipb, ixb, wb = part.in_csr()
+    lo, hi = part.lo, part.hi
+    ipa, ixa, wa = part.indptr, part.indices, part.weights
+    has_w = wa is not None
+    none = np.empty(0, dtype=np.float64)
+    count = np.empty(hi - lo, dtype=np.int64)
+    _merge_rows(ipa, ixa, wa if has_w else none, ipb, ixb, wb if has_w else none, lo, hi,
+                np.zeros(1, np.int64), np.empty(0, ixa.dtype), none, count, False)  # fmt: skip
+    indptr = np.zeros(hi - lo + 1, dtype=np.int64)
+    np.cumsum(count, out=indptr[1:])
+    indices = np.empty(int(indptr[-1]), dtype=ixa.dtype)
+    weights = np.empty(int(indptr[-1]) if has_w else 0, dtype=np.float64)
+    _merge_rows(ipa, ixa, wa if has_w else none, ipb, ixb, wb if has_w else none, lo, hi,
+                indptr, indices, weights, count, True)  # fmt: skip
+    mine = int(indices.shape[0])
+    loops = int(part.comm.allreduce(int(_own_loops(indptr, indices, lo))))
+    indptr += int(part.comm.exscan(mine) or 0)
+    stored = int(part.comm.allreduce(mine))
+    return PartGraph(
+        part.n, part.rank_offsets, part.rank, indptr, indices, weights if has_w else None,
+        directed=False, stored_edges=stored, edges=(stored - loops) // 2 + loops,
+        ids=part.ids, name=part.name, comm=part.comm,
+    )  # fmt: skip
+
+
+@njit(**NUMBA_FLAGS)
+def _merge_rows(ipa, ixa, wa, ipb, ixb, wb, lo, hi, indptr, indices, weights, count, fill):
+    """Rows [lo, hi): the merge of out-row A and in-row B (B's self-loops skipped); with
+    ``fill`` written from ``indptr[v - lo]``, else counted into ``count``."""
+    has_w = wa.shape[0] > 0
+    for v in range(lo, hi):
+        pa, ea = ipa[v], ipa[v + 1]
+        pb, eb = ipb[v], ipb[v + 1]
+        k = indptr[v - lo] if fill else 0
+        c = 0
+        while pa < ea or pb < eb:
+            if pb < eb and ixb[pb] == v:  # the loop, stored once (from the out-row)
+                pb += 1
+                continue
+            take_a = pb >= eb or (pa < ea and ixa[pa] <= ixb[pb])
+            if fill:
+                indices[k + c] = ixa[pa] if take_a else ixb[pb]
+                if has_w:
+                    weights[k + c] = wa[pa] if take_a else wb[pb]
+            if take_a:
+                pa += 1
+            else:
+                pb += 1
+            c += 1
+        count[v - lo] = c
+
+
+@njit(**NUMBA_FLAGS)
+def _own_loops(indptr, indices, lo):
+    c = 0
+    for i in range(indptr.shape[0] - 1):
+        for k in range(indptr[i], indptr[i + 1]):
+            if indices[k] == lo + i:
+                c += 1
+    return c
 
 
 def simple_view(graph):

@@ -76,6 +76,7 @@ CDLP = Algorithm(
     report=_report_cdlp,
     columns=("vertex", "label"),
     bench=BenchSpec("label", "partition", 4, core=False),  # its 10 iterations
+    partitioned=True,
 )
 
 BMLPA = Algorithm(

@@ -47,7 +47,7 @@ def renumber(comm, MPI, src, dst, ints):
     return ids_from_sorted(src, dst, np.unique(np.concatenate(comm.allgather(local))))
 
 
-def build_rows(comm, MPI, s, d, w, n, directed, gather=True):
+def build_rows(comm, MPI, edges, n, directed, gather=True):
     """The CSR that :meth:`Graph.from_edges` builds from every rank's edges in rank order,
     each rank building the rows of its own range (:func:`~hpgraph.graph.partition.
     range_cuts` of the global row counts, the MPI runtime's partition): the half-edges
@@ -55,7 +55,11 @@ def build_rows(comm, MPI, s, d, w, n, directed, gather=True):
     ones, each in file order, which is the order ``from_edges`` scatters them in; the
     rows are then gathered on every rank: ``(indptr, indices, weights)``. Without
     ``gather``: ``(cuts, own indptr, own indices, own weights)``, this rank's rows only
-    (``indptr`` entries ``lo .. hi`` of the whole graph's)."""
+    (``indptr`` entries ``lo .. hi`` of the whole graph's). ``edges``: this rank's
+    ``[src, dst, weights or None]``, emptied (the caller keeps no reference, so each is
+    freed once shuffled)."""
+    s, d, w = edges
+    edges.clear()
     rank, size = comm.Get_rank(), comm.Get_size()
     idt = index_dtype(n)
     s, d = s.astype(idt, copy=False), d.astype(idt, copy=False)
@@ -77,9 +81,10 @@ def build_rows(comm, MPI, s, d, w, n, directed, gather=True):
             mine.append(alltoallv(comm, types, arrays, sent)[0])
             del rows, targets, weights
         del s, d, w
-        rows = np.concatenate([m[0] for m in mine]) - np.asarray(lo, dtype=idt)
-        targets = np.concatenate([m[1] for m in mine])
-        weights = np.concatenate([m[2] for m in mine]) if has_w else None
+        rows = _joined(mine, 0)
+        rows -= np.asarray(lo, dtype=idt)
+        targets = _joined(mine, 1)
+        weights = _joined(mine, 2) if has_w else None
         del mine
         # one thread: the node's cores run its ranks
         _, indices, weights = build_csr(
@@ -93,6 +98,15 @@ def build_rows(comm, MPI, s, d, w, n, directed, gather=True):
     finally:
         types.free()
     return indptr, got[0], got[1] if has_w else None
+
+
+def _joined(streams, i):
+    """Array ``i`` of every stream, concatenated; each stream's copy is dropped at once
+    (one array's worth of memory more, not all of them)."""
+    out = np.concatenate([st[i] for st in streams])
+    for st in streams:
+        st[i] = None
+    return out
 
 
 @njit(**NUMBA_FLAGS)

@@ -103,15 +103,18 @@ def _no_edges(path, why, allow_empty, directed, name):
 
 def _whole(comm, partitioned, graph):
     """``graph`` (read whole by every rank), or this rank's part of it."""
-    return PartGraph.from_graph(graph, comm.Get_size(), comm.Get_rank()) if partitioned else graph
-
-
-def _rows_graph(comm, MPI, s, d, w, n, directed, ids, name, partitioned):
-    """The graph (or this rank's part) from every rank's renumbered edges."""
     if not partitioned:
-        indptr, indices, w = build_rows(comm, MPI, s, d, w, n, directed)
+        return graph
+    return PartGraph.from_graph(graph, comm.Get_size(), comm.Get_rank(), comm)
+
+
+def _rows_graph(comm, MPI, edges, n, directed, ids, name, partitioned):
+    """The graph (or this rank's part) from every rank's renumbered edges ``[src, dst,
+    weights or None]`` (emptied: their memory is freed as soon as they are shuffled)."""
+    if not partitioned:
+        indptr, indices, w = build_rows(comm, MPI, edges, n, directed)
         return Graph(indptr, indices, w, directed=directed, ids=ids, name=name)
-    cuts, indptr, indices, w = build_rows(comm, MPI, s, d, w, n, directed, gather=False)
+    cuts, indptr, indices, w = build_rows(comm, MPI, edges, n, directed, gather=False)
     return part_of_rows(comm, n, cuts, indptr, indices, w, directed=directed, ids=ids, name=name)
 
 
@@ -156,6 +159,11 @@ def read_edgelist_mpi(
     _agree(comm, path, problem)
     first_line = (comm.exscan(int(np.count_nonzero(buf == 10))) or 0) + 1
     norm, ncols, rows, status, _, first = _tokenize.normalize(buf, first_line)
+    del buf  # a problem's diagnosis reads the share again (errors only)
+
+    def share():
+        return read_share(path, rank, size)[0]
+
     shares = comm.allgather((ncols, rows, status, first))
     total = sum(s[1] for s in shares)
     lead = next((r for r, s in enumerate(shares) if s[1] > 0), None)  # first data line
@@ -164,7 +172,7 @@ def read_edgelist_mpi(
         return _whole(comm, partitioned, empty)
     cols = shares[lead][0] if lead is not None else -1
     asked = weighted
-    problem = _share_problem(shares, rank, lead, cols, buf, path, first_line, asked)
+    problem = _share_problem(shares, rank, lead, cols, share, path, first_line, asked)
     _agree(comm, path, problem)
     if weighted and cols < 3:
         raise GraphFormatError(
@@ -174,7 +182,7 @@ def read_edgelist_mpi(
         )
     weighted = cols >= 3 if weighted is None else weighted
     keep = 3 if weighted else 2
-    src, dst, w, kind, problem = _convert(norm, cols, keep, rows, buf, path, first_line, asked)
+    src, dst, w, kind, problem = _convert(norm, cols, keep, rows, share, path, first_line, asked)
     _agree(comm, path, problem)
     kinds = set(comm.allgather(kind)) - {None}
     if len(kinds) > 1:  # some shares' ids are all integers, others' are not: strings
@@ -183,9 +191,10 @@ def read_edgelist_mpi(
         kinds = {"str"}
     del norm
     s, d, ids, n = renumber(comm, MPI, src, dst, kinds == {"int"} or not kinds)
-    del src, dst
-    w = w if weighted else None
-    return _rows_graph(comm, MPI, s, d, w, n, directed, ids, name, partitioned)
+    edges = [s, d, w if weighted else None]
+    del src, dst, s, d, w
+    pa.default_memory_pool().release_unused()  # the parsed columns, back to the system
+    return _rows_graph(comm, MPI, edges, n, directed, ids, name, partitioned)
 
 
 def read_parquet_mpi(
@@ -239,8 +248,10 @@ def read_parquet_mpi(
         empty = _no_edges(path, "the table has no rows", allow_empty, directed, name)
         return _whole(comm, partitioned, empty)
     s, d, ids, n = renumber(comm, MPI, src, dst, is_int_type(src.type))
-    del src, dst
-    return _rows_graph(comm, MPI, s, d, w, n, directed, ids, name, partitioned)
+    edges = [s, d, w]
+    del src, dst, s, d, w
+    pa.default_memory_pool().release_unused()
+    return _rows_graph(comm, MPI, edges, n, directed, ids, name, partitioned)
 
 
 def _row_groups(files):
@@ -255,9 +266,10 @@ def _row_groups(files):
     return units
 
 
-def _share_problem(shares, rank, lead, cols, buf, path, first_line, weighted):
+def _share_problem(shares, rank, lead, cols, share, path, first_line, weighted):
     """This rank's problem with its share's shape, if it is the first rank with one: a
-    share whose field count is not the first data line's, or a malformed line."""
+    share whose field count is not the first data line's, or a malformed line
+    (diagnosed in ``share()``, the share's bytes read again)."""
     for r, (ncols, rows, status, _) in enumerate(shares):
         ragged = rows > 0 and ncols != cols
         if status == _tokenize.OK and not ragged and not (r == lead and cols < 2):
@@ -266,13 +278,14 @@ def _share_problem(shares, rank, lead, cols, buf, path, first_line, weighted):
             return None
         ref = None if r == lead else (cols, shares[lead][3])
         return _diagnosed(
-            buf, path, first_line, fallback="malformed edge list", weighted=weighted, ref=ref
+            share(), path, first_line, fallback="malformed edge list", weighted=weighted, ref=ref
         )
     return None
 
 
-def _convert(norm, cols, keep, rows, buf, path, first_line, weighted):
-    """(src, dst, weights, kind of ids or None, problem) of this rank's share."""
+def _convert(norm, cols, keep, rows, share, path, first_line, weighted):
+    """(src, dst, weights, kind of ids or None, problem) of this rank's share (a problem
+    diagnosed in ``share()``, the share's bytes read again)."""
     if rows == 0:
         empty = pa.array([], type=pa.int64())
         return empty, empty, np.empty(0, dtype=np.float64), None, None
@@ -285,7 +298,7 @@ def _convert(norm, cols, keep, rows, buf, path, first_line, weighted):
             None,
             None,
             None,
-            _diagnosed(buf, path, first_line, fallback=fallback, weighted=weighted),
+            _diagnosed(share(), path, first_line, fallback=fallback, weighted=weighted),
         )
     if w is not None and np.isnan(w).any():
         fallback = "a weight is NaN"
@@ -294,7 +307,7 @@ def _convert(norm, cols, keep, rows, buf, path, first_line, weighted):
             None,
             None,
             None,
-            _diagnosed(buf, path, first_line, fallback=fallback, weighted=weighted),
+            _diagnosed(share(), path, first_line, fallback=fallback, weighted=weighted),
         )
     types = {src.type, dst.type}
     kind = "int" if all(is_int_type(t) for t in types) else "str"

@@ -39,7 +39,7 @@ def split_graph(graph, comm=None) -> PartGraph:
     into ``comm.Get_size()`` ranges balanced by ``8 * vertices + edges``; in-rows are cut
     from the whole graph too (no exchange)."""
     comm = load_mpi().COMM_WORLD if comm is None else comm
-    return PartGraph.from_graph(graph, comm.Get_size(), comm.Get_rank())
+    return PartGraph.from_graph(graph, comm.Get_size(), comm.Get_rank(), comm)
 
 
 def part_of_rows(comm, n, cuts, indptr, indices, weights, *, directed, ids, name=""):
@@ -67,6 +67,7 @@ def part_of_rows(comm, n, cuts, indptr, indices, weights, *, directed, ids, name
         ids=ids,
         name=name,
         in_builder=lambda part: exchange_in_rows(comm, part),
+        comm=comm,
     )
 
 

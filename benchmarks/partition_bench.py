@@ -1,0 +1,164 @@
+"""Partitioned MPI ranks (issue 14): what each rank holds, and what it costs.
+
+For a Graph500 Kronecker text edge list (undirected, read as Graph500 does), every rank
+reads its share in parallel and keeps only its own rows (``partitioned=True``), then runs
+PageRank (20 iterations) and BFS (from the highest-degree vertex). Measured:
+
+- **per-rank peak memory**, from outside the ranks: each rank runs under
+  ``/usr/bin/time -f %M`` (peak RSS). The interpreter's fixed cost (Python, numpy,
+  numba, mpi4py, the compiled kernels: the same job on a 2-edge graph) is subtracted;
+  the target is at most 1.5 / P of the one-rank figure at P ranks;
+- the same with every rank holding the whole graph (``partitioned=False``), to compare;
+- **kernel times** of P ranks x 1 thread against the local runtime with P threads on the
+  whole graph, in the same run, alternating (median of ``--trials``); the target is
+  within 1.3x at P = 2.
+
+Run on a quiet machine:
+
+    .venv/bin/python benchmarks/partition_bench.py --scale 21 --ranks 1 2 4 --trials 3
+
+The edge list is written once to ``--folder`` (default /tmp/hpgraph-ingest) as
+``kron<scale>u.el``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+# One rank's job (also the local runtime's, with mode "local"): read, run, report.
+_JOB = r"""
+import json, sys, time
+import numpy as np
+path, mode, threads = sys.argv[1], sys.argv[2], int(sys.argv[3])
+from hpgraph.algorithms import bfs, pagerank
+if mode == "local":
+    from hpgraph.io import read_edgelist
+    t0 = time.perf_counter()
+    g = read_edgelist(path)
+    read_s = time.perf_counter() - t0
+    rt, rank, barrier = "local", 0, lambda: None
+    source = int(np.argmax(np.diff(g.indptr)))
+else:
+    from mpi4py import MPI
+    from hpgraph.runtimes.mpi import MPIRuntime
+    from hpgraph.runtimes.mpi.ingest import load_graph_mpi
+    from hpgraph.runtimes.mpi.parts import highest_degree_vertex
+    comm = MPI.COMM_WORLD
+    rank, barrier = comm.Get_rank(), comm.Barrier
+    t0 = time.perf_counter()
+    g = load_graph_mpi(path, comm, cache=False, partitioned=mode == "parts")
+    barrier()
+    read_s = time.perf_counter() - t0
+    rt = MPIRuntime(threads=threads)
+    if mode == "parts":
+        source = highest_degree_vertex(g, comm)[0]
+    else:
+        source = int(np.argmax(np.diff(g.indptr)))
+kw = {"runtime": rt, "threads": threads} if mode == "local" else {"runtime": rt}
+pagerank(g, iterations=1, **kw)  # compile (or load) the kernels before the clock
+bfs(g, g.user_ids()[source], **kw)
+times = {}
+for name, fn, args in (("pagerank", pagerank, ()), ("bfs", bfs, (g.user_ids()[source],))):
+    barrier()
+    t0 = time.perf_counter()
+    r = fn(g, *args, **kw)
+    barrier()
+    times[name] = time.perf_counter() - t0
+if rank == 0:
+    held = g.memory_bytes()
+    print("RESULT " + json.dumps({"read_s": read_s, "n": g.n, "m": g.num_edges, **times,
+                                  "rank0_graph_bytes": held}), flush=True)
+"""
+
+
+def _write(path: Path, scale: int) -> None:
+    from hpgraph.generators import kronecker
+    from hpgraph.io import write_edgelist
+
+    t0 = time.perf_counter()
+    write_edgelist(kronecker(scale, seed=0, directed=False), path)
+    mib = path.stat().st_size / 2**20
+    print(f"wrote {path} ({mib:,.0f} MiB) in {time.perf_counter() - t0:.1f} s", flush=True)
+
+
+def _run(path, mode, ranks, threads):
+    """(result dict, per-rank peak RSS MiB)."""
+    py = sys.executable
+    timed = ["/usr/bin/time", "-f", "PEAK_KB %M", py, "-c", _JOB, str(path), mode, str(threads)]
+    if mode == "local":
+        cmd = timed
+    else:
+        mpiexec = str(Path(py).parent / "mpiexec")
+        cmd = [mpiexec, "-n", str(ranks), *timed]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    if out.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[:4])} ... failed:\n{out.stdout}\n{out.stderr}")
+    peaks = [int(k) / 1024 for k in re.findall(r"PEAK_KB (\d+)", out.stderr)]
+    result = json.loads(out.stdout.split("RESULT ", 1)[1].splitlines()[0])
+    return result, peaks
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--scale", type=int, default=21)
+    ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 4])
+    ap.add_argument("--trials", type=int, default=3)
+    ap.add_argument("--folder", default="/tmp/hpgraph-ingest")
+    args = ap.parse_args()
+    folder = Path(args.folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"kron{args.scale}u.el"
+    if not path.exists():
+        _write(path, args.scale)
+    tiny = folder / "tiny.el"
+    tiny.write_text("0 1\n1 2\n")
+    fixed = max(_run(tiny, "parts", 1, 1)[1])
+    print(f"fixed cost (interpreter, numpy, numba, mpi4py, kernels): {fixed:,.0f} MiB")
+    print(f"graph: {path.name}", flush=True)
+
+    rows = {}
+    for p in args.ranks:
+        for mode in ("parts", "whole"):
+            if p == 1 and mode == "whole":
+                continue
+            res, peaks = _run(path, mode, p, 1)
+            rows[(p, mode)] = (res, max(peaks))
+            print(
+                f"P={p} {mode:5s}: peak per rank {max(peaks):7,.0f} MiB "
+                f"(above fixed {max(peaks) - fixed:7,.0f}), read {res['read_s']:.2f} s, "
+                f"rank 0 graph {res['rank0_graph_bytes'] / 2**20:,.0f} MiB",
+                flush=True,
+            )
+    one = rows[(1, "parts")][1] - fixed
+    print("\nper-rank peak above the fixed cost, as a fraction of one rank's:")
+    for (p, mode), (_, peak) in rows.items():
+        frac = (peak - fixed) / one
+        print(f"  P={p} {mode:5s}: {frac:.3f}  (target for parts: <= {1.5 / p:.3f})")
+
+    print(f"\nkernel times, median of {args.trials} (P ranks x 1 thread, parts, against the")
+    print("local runtime with P threads on the whole graph, alternating):")
+    for p in [r for r in args.ranks if r > 1]:
+        times = {"parts": {"pagerank": [], "bfs": []}, "local": {"pagerank": [], "bfs": []}}
+        for _ in range(args.trials):
+            for mode in ("parts", "local"):
+                res, _ = _run(path, mode, p, 1 if mode == "parts" else p)
+                for k in ("pagerank", "bfs"):
+                    times[mode][k].append(res[k])
+        for k in ("pagerank", "bfs"):
+            a = statistics.median(times["parts"][k])
+            b = statistics.median(times["local"][k])
+            print(f"  P={p} {k:8s}: {p} ranks {a:.3f} s, {p} threads {b:.3f} s, ratio {a / b:.2f}")
+    sys.stdout.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
