@@ -59,7 +59,7 @@ def _source(graph):
 def test_delta_stepping_equals_dijkstra_and_bellman_ford(shape, threads):
     g = _graph(shape)
     s = _source(g)
-    dist, _, rounds = delta_stepping(g, s, threads=threads)
+    dist, parent, _, rounds = delta_stepping(g, s, threads=threads)
     assert rounds >= 1
     want = _scipy(g, s)
     assert np.allclose(dist, want, rtol=1e-12, atol=0) or np.array_equal(dist, want)

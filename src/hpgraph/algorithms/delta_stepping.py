@@ -28,13 +28,19 @@ import numpy as np
 from numba import njit, types
 from numba.typed import List
 
+from hpgraph.algorithms.sssp_tree import parents_chunk, zero_weight_parents
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.engine.atomics import atomic_min, compare_and_swap, fetch_add
 
-__all__ = ["delta_stepping", "default_delta"]
+__all__ = ["delta_stepping", "default_delta", "weight_scan"]
 
 #: frontier entries per chunk taken from the shared counter
 _CHUNK = 64
+#: a peer relaxes its own bin of the current bucket at once while it is smaller (GAP's
+#: kBinSizeThreshold)
+_FUSE = 1000
+#: vertices per chunk of the parent pass
+_PARENT_CHUNK = 4096
 _NO_BIN = np.iinfo(np.int64).max
 
 
@@ -55,15 +61,43 @@ def _push(bins, sizes, b, v):
 
 
 @njit(**NUMBA_FLAGS)
+def _relax(u, indptr, indices, weights, dist, bits, done, floor, delta, bins, sizes, scratch):
+    """Relax ``u``'s out-edges unless its distance fell below ``floor`` since it was
+    queued (it was relaxed from a lower bucket) or its edges were already relaxed at this
+    distance (``done[u]``: the bits of that distance); an improved vertex goes into this
+    peer's bin of its new distance."""
+    du = dist[u]
+    if du < floor:
+        return
+    db = bits[u]
+    if done[u] == db:  # a duplicate entry: already relaxed at this distance
+        return
+    done[u] = db
+    weighted = weights.shape[0] > 0
+    as_float = scratch.view(np.float64)
+    for k in range(indptr[u], indptr[u + 1]):
+        v = indices[k]
+        nd = du + (weights[k] if weighted else 1.0)
+        as_float[0] = nd
+        nb = scratch[0]
+        while True:
+            ob = bits[v]
+            if nb >= ob:
+                break
+            if compare_and_swap(bits, v, ob, nb) == ob:
+                _push(bins, sizes, np.int64(nd / delta), v)
+                break
+
+
+@njit(**NUMBA_FLAGS)
 def _relax_round(indptr, indices, weights, dist, bits, done, published, sizes_pub, counter,
                  slot, delta, current, bins, sizes, scratch):  # fmt: skip
     """Relax the frontier, the concatenation of ``published[p][:sizes_pub[p]]`` over the
-    peers, in chunks taken from ``counter[slot]``; returns this peer's smallest non-empty
-    bin (``_NO_BIN``: none). ``done[u]``: the distance (bits) u's edges were last
-    relaxed at, so an entry queued twice at one distance relaxes them once."""
-    weighted = weights.shape[0] > 0
+    peers, in chunks taken from ``counter[slot]``; then, while this peer's own bin of the
+    bucket holds fewer than ``_FUSE`` entries, relax those too (bucket fusion, Zhang et
+    al., CGO 2020: a round per refill of the bucket would cost two barriers each). Returns
+    this peer's smallest non-empty bin (``_NO_BIN``: none)."""
     floor = delta * current
-    as_float = scratch.view(np.float64)
     total = 0
     for p in range(sizes_pub.shape[0]):
         total += sizes_pub[p]
@@ -82,27 +116,20 @@ def _relax_round(indptr, indices, weights, dist, bits, done, published, sizes_pu
             while i - base >= sizes_pub[p]:
                 base += sizes_pub[p]
                 p += 1
-            u = published[p][i - base]
-            i += 1
-            du = dist[u]
-            if du < floor:  # improved since it was queued: relaxed from a lower bucket
-                continue
-            db = bits[u]
-            if done[u] == db:  # a duplicate entry: already relaxed at this distance
-                continue
-            done[u] = db
-            for k in range(indptr[u], indptr[u + 1]):
-                v = indices[k]
-                nd = du + (weights[k] if weighted else 1.0)
-                as_float[0] = nd
-                nb = scratch[0]
-                while True:
-                    ob = bits[v]
-                    if nb >= ob:
-                        break
-                    if compare_and_swap(bits, v, ob, nb) == ob:
-                        _push(bins, sizes, np.int64(nd / delta), v)
-                        break
+            seg = published[p]
+            end = min(stop, base + sizes_pub[p])
+            for j in range(i - base, end - base):
+                _relax(seg[j], indptr, indices, weights, dist, bits, done, floor, delta,
+                       bins, sizes, scratch)  # fmt: skip
+            i = end
+    while current < len(sizes) and 0 < sizes[current] < _FUSE:
+        mine = bins[current]
+        s = sizes[current]
+        bins[current] = np.empty(16, dtype=np.int64)
+        sizes[current] = 0
+        for j in range(s):
+            _relax(mine[j], indptr, indices, weights, dist, bits, done, floor, delta,
+                   bins, sizes, scratch)  # fmt: skip
     for b in range(current, len(sizes)):
         if sizes[b] > 0:
             return b
@@ -116,13 +143,16 @@ class _Shared:
     def __init__(self, n, source):
         self.dist = np.full(n, np.inf)
         self.dist[source] = 0.0
+        self.parent = np.full(n, n, dtype=np.int64)  # n: none known yet (sssp_tree)
+        self.parent[source] = source
         self.done = np.full(n, -1, dtype=np.int64)  # no distance has these bits
         self.source = source
         self.lock = threading.Lock()
         self.published = None  # made by the first peer to arrive (below)
         self.sizes = None
-        # [0], [1]: chunk counters of even and odd rounds; [2], [3]: their next bins
-        self.counter = np.array([0, 0, _NO_BIN, _NO_BIN], dtype=np.int64)
+        # [0], [1]: chunk counters of even and odd rounds; [2], [3]: their next bins;
+        # [4]: the parent pass's chunk counter
+        self.counter = np.array([0, 0, _NO_BIN, _NO_BIN, 0], dtype=np.int64)
         self.rounds = 0
 
     def join(self, peers):
@@ -136,10 +166,11 @@ class _Shared:
                 self.sizes[0] = 1
 
 
-def _peer(peer, indptr, indices, weights, shared, delta):
+def _peer(peer, indptr, indices, weights, undirected, shared, delta):
     """Two barriers a round: after relaxing (the next bucket is then known), and after
     every peer has published its bin of it. A round's counters are reset one round ahead,
-    when no peer can still be using them."""
+    when no peer can still be using them. Once no bin is left the distances are final and
+    the peers find the parents, chunks of vertices taken in turn."""
     dist, bits = shared.dist, shared.dist.view(np.int64)
     bins = List.empty_list(types.int64[::1])
     sizes = List.empty_list(types.int64)
@@ -156,6 +187,7 @@ def _peer(peer, indptr, indices, weights, shared, delta):
         peer.sync()
         nxt = int(c[2 + par])
         if nxt == _NO_BIN:
+            _parent_pass(indptr, indices, weights, dist, shared.parent, c, undirected)
             return
         if pid == 0:
             c[1 - par] = 0
@@ -174,27 +206,58 @@ def _peer(peer, indptr, indices, weights, shared, delta):
         r += 1
 
 
-def default_delta(graph) -> float:
-    """Bucket width: half the mean weight over the mean degree (1 on unweighted graphs,
-    where it is BFS by levels). Meyer and Sanders take Theta(1/d) for uniform [0, 1)
-    weights; on Kronecker scale 20 (mean weight 0.5, degree 32, 2 threads) widths from
-    0.002 to 0.01 ran within 5% of each other (0.83-0.87 s), 0.05 took 0.94 s and 0.5,
-    a width of mean weight x 32 / mean degree, 2.3 s."""
+@njit(**NUMBA_FLAGS)
+def _parent_pass(indptr, indices, weights, dist, parent, counter, undirected):
+    n = dist.shape[0]
+    while True:
+        start = fetch_add(counter, 4, _PARENT_CHUNK)
+        if start >= n:
+            return
+        parents_chunk(indptr, indices, weights, dist, parent, start,
+                      min(start + _PARENT_CHUNK, n), undirected)  # fmt: skip
+
+
+@njit(**NUMBA_FLAGS)
+def weight_scan(weights):
+    """(index of the first weight that is not finite and non-negative, -1 if none; the
+    weights' sum): the check and the mean in one pass."""
+    total = 0.0
+    for k in range(weights.shape[0]):
+        x = weights[k]
+        if not (x >= 0.0 and x < np.inf):
+            return k, total
+        total += x
+    return -1, total
+
+
+def default_delta(graph, mean_weight=None) -> float:
+    """Bucket width: half the mean weight (``mean_weight``, if known) over the mean degree
+    (1 on unweighted graphs, where it is BFS by levels). Meyer and Sanders take
+    Theta(1/d) for uniform [0, 1) weights; on Kronecker scale 20 (mean weight 0.5,
+    degree 32, 2 threads) widths from 0.002 to 0.01 ran within 5% of each other
+    (0.83-0.87 s), 0.05 took 0.94 s and 0.5, a width of mean weight x 32 / mean degree,
+    2.3 s."""
     if graph.weights is None or graph.num_stored_edges == 0:
         return 1.0
+    if mean_weight is None:
+        mean_weight = float(graph.weights.mean())
     degree = graph.num_stored_edges / max(graph.n, 1)
-    return max(float(graph.weights.mean()) * 0.5 / max(degree, 1.0), 1e-12)
+    return max(mean_weight * 0.5 / max(degree, 1.0), 1e-12)
 
 
 def delta_stepping(graph, source, *, delta=None, threads=None, runtime=None):
-    """(distances from internal id ``source``: float64, inf if unreachable; the BSP
-    result; rounds) on ``threads`` peers of the local runtime (``runtime``: None, "local"
-    or a :class:`~hpgraph.runtimes.LocalRuntime`)."""
+    """(distances from internal id ``source``: float64, inf if unreachable; parents, as
+    :mod:`~hpgraph.algorithms.sssp_tree` defines them; the BSP result; rounds) on
+    ``threads`` peers of the local runtime (``runtime``: None, "local" or a
+    :class:`~hpgraph.runtimes.LocalRuntime`)."""
     from hpgraph.engine.bsp import run_bsp
 
     delta = default_delta(graph) if delta is None else float(delta)
     shared = _Shared(graph.n, source)
     w = graph.weights if graph.weights is not None else np.empty(0, dtype=np.float64)
-    args = (graph.indptr, graph.indices, w, shared, delta)
+    args = (graph.indptr, graph.indices, w, not graph.directed, shared, delta)
     job = run_bsp(_peer, peers=threads, args=args, runtime=runtime)
-    return shared.dist, job, shared.rounds
+    parent = shared.parent
+    parent[parent == graph.n] = -1
+    zero_weight_parents(graph.indptr, graph.indices, w, shared.dist, parent)
+    return shared.dist, parent, job, shared.rounds

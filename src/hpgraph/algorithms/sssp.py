@@ -12,17 +12,17 @@ memory only) and ``"bellman-ford"`` (the vertex program below) choose.
 Vertex program: Bellman-Ford as in the Pregel paper. A vertex whose distance improved
 sends ``distance + w`` along each out-edge; the edge function is applied during delivery
 and the min combiner keeps one value per receiver, so no per-edge message is stored.
-Parents are recovered afterwards: any in-neighbour u with dist[u] + w(u, v) == dist[v]
-(exact, since dist[v] was computed as that very sum).
+Parents are recovered afterwards (:mod:`hpgraph.algorithms.sssp_tree`): the smallest
+in-neighbour u with dist[u] < dist[v] and dist[u] + w(u, v) == dist[v] (exact, since
+dist[v] was computed as that very sum); delta-stepping finds them in its peers.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from hpgraph.algorithms._common import check_weights, finish_result, source_index
-from hpgraph.config import NUMBA_FLAGS
+from hpgraph.algorithms.sssp_tree import parents
 from hpgraph.engine import run, vertex_program
 from hpgraph.errors import InvalidArgumentError
 
@@ -58,53 +58,6 @@ SSSP = vertex_program(
 )
 
 
-@njit(**NUMBA_FLAGS)
-def _parents(indptr, indices, weights, dist, source):
-    """A shortest-path tree from the distances: each vertex's parent is the smallest id
-    among its tight in-neighbours (``dist[u] + w == dist[v]``) at a smaller distance.
-    Vertices reached only over zero-weight edges from vertices at their own distance get
-    a parent in a breadth-first pass over those edges from the vertices already in the
-    tree, so the tree has no cycle (two ends of a zero-weight edge are each other's
-    tight neighbours)."""
-    n = dist.shape[0]
-    parent = np.full(n, -1, dtype=np.int64)
-    parent[source] = source
-    weighted = weights.shape[0] > 0
-    for u in range(n):
-        du = dist[u]
-        if du == np.inf:
-            continue
-        for k in range(indptr[u], indptr[u + 1]):
-            v = indices[k]
-            if parent[v] < 0 and du < dist[v] and du + (weights[k] if weighted else 1.0) == dist[v]:
-                parent[v] = u
-    missing = False
-    for v in range(n):
-        if parent[v] < 0 and dist[v] != np.inf:
-            missing = True
-            break
-    if not missing:  # no zero-weight ties (always so unweighted)
-        return parent
-    queue = np.empty(n, dtype=np.int64)
-    tail = 0
-    for u in range(n):
-        if parent[u] >= 0:
-            queue[tail] = u
-            tail += 1
-    head = 0
-    while head < tail:
-        u = queue[head]
-        head += 1
-        du = dist[u]
-        for k in range(indptr[u], indptr[u + 1]):
-            v = indices[k]
-            if parent[v] < 0 and du + weights[k] == dist[v]:  # a zero-weight tie
-                parent[v] = u
-                queue[tail] = v
-                tail += 1
-    return parent
-
-
 VARIANTS = ("auto", "delta-stepping", "bellman-ford")
 
 
@@ -119,8 +72,15 @@ def sssp(graph, source, *, variant="auto", delta=None, threads=None, runtime=Non
     (default :func:`~hpgraph.algorithms.delta_stepping.default_delta`); ``progress`` shows
     the Bellman-Ford supersteps (delta-stepping runs without a progress line);
     ``checkpoint``: superstep checkpoints of Bellman-Ford ("auto" is then bellman-ford)."""
+    from hpgraph.algorithms.delta_stepping import default_delta, weight_scan
+
     s = source_index(graph, source)
-    check_weights(graph, "sssp")
+    mean_weight = None
+    if graph.weights is not None and graph.weights.size:
+        bad, total = weight_scan(graph.weights)  # one pass: the check and the mean
+        if bad >= 0:
+            check_weights(graph, "sssp")  # raises, naming the edge
+        mean_weight = total / graph.weights.size
     if variant not in VARIANTS:
         raise InvalidArgumentError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
     if variant == "auto":
@@ -135,12 +95,14 @@ def sssp(graph, source, *, variant="auto", delta=None, threads=None, runtime=Non
                 "delta-stepping runs on the local runtime (threads sharing memory); "
                 "use variant='bellman-ford' on other runtimes"
             )
-        from hpgraph.algorithms.delta_stepping import default_delta, delta_stepping
+        from hpgraph.algorithms.delta_stepping import delta_stepping
 
-        delta = default_delta(graph) if delta is None else float(delta)
+        delta = default_delta(graph, mean_weight) if delta is None else float(delta)
         if not delta > 0 or not np.isfinite(delta):
             raise InvalidArgumentError(f"delta must be a positive number, got {delta!r}")
-        dist, job, rounds = delta_stepping(graph, s, delta=delta, threads=threads, runtime=runtime)
+        dist, parent, job, rounds = delta_stepping(
+            graph, s, delta=delta, threads=threads, runtime=runtime
+        )
         meta.update(delta=delta, rounds=rounds, supersteps=len(job.stats.supersteps))
     else:
         job = run(
@@ -148,8 +110,8 @@ def sssp(graph, source, *, variant="auto", delta=None, threads=None, runtime=Non
             progress=progress, checkpoint=checkpoint,
         )  # fmt: skip
         dist = job.values
-    w = graph.weights if graph.weights is not None else np.empty(0, dtype=np.float64)
-    parent = _parents(graph.indptr, graph.indices, w, dist, s)
+        w = graph.weights if graph.weights is not None else np.empty(0, dtype=np.float64)
+        parent = parents(graph.indptr, graph.indices, w, dist, s)
     meta["reached"] = int(np.isfinite(dist).sum())
     return finish_result(
         "sssp", graph, {"distance": dist, "parent": parent}, job, meta=meta,

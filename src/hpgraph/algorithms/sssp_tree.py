@@ -1,0 +1,104 @@
+"""Given the distances of a single-source shortest-path run, returns a shortest-path tree:
+each reached vertex's parent is the smallest id among its *tight* in-neighbours at a
+smaller distance (``dist[u] < dist[v]`` and ``dist[u] + w(u, v) == dist[v]``, exact,
+since ``dist[v]`` was computed as that very sum); the source is its own parent, an
+unreached vertex has -1. Vertices reached only over zero-weight edges from vertices at
+their own distance get a parent in a breadth-first pass over those edges from the
+vertices already in the tree, so the tree has no cycle (the two ends of a zero-weight
+edge are each other's tight neighbours).
+
+The same tree three ways: :func:`parents` in one pass (any runtime's distances, gathered),
+and chunk by chunk on threads sharing memory (:func:`parents_chunk`, which delta-stepping
+runs in its peers once the distances are final): on an undirected graph each vertex
+scans its own row (its in-edges) and stops at the first tight neighbour, the smallest
+since rows are sorted; on a directed graph each vertex offers itself to its tight
+out-neighbours by an atomic minimum. Either way a vertex's parent does not depend on
+which thread took which chunk.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from hpgraph.config import NUMBA_FLAGS
+from hpgraph.engine.atomics import atomic_min
+
+__all__ = ["parents", "parents_chunk", "zero_weight_parents"]
+
+
+@njit(**NUMBA_FLAGS)
+def parents(indptr, indices, weights, dist, source):
+    """The tree of the module docstring, sequentially (out-edges, in vertex order)."""
+    n = dist.shape[0]
+    parent = np.full(n, -1, dtype=np.int64)
+    parent[source] = source
+    weighted = weights.shape[0] > 0
+    for u in range(n):
+        du = dist[u]
+        if du == np.inf:
+            continue
+        for k in range(indptr[u], indptr[u + 1]):
+            v = indices[k]
+            if parent[v] < 0 and du < dist[v] and du + (weights[k] if weighted else 1.0) == dist[v]:
+                parent[v] = u
+    zero_weight_parents(indptr, indices, weights, dist, parent)
+    return parent
+
+
+@njit(**NUMBA_FLAGS)
+def parents_chunk(indptr, indices, weights, dist, parent, start, stop, undirected):
+    """Parents by tight edges for vertices ``start..stop-1``. ``parent``: ``n`` where none
+    is known yet (the source holds itself); on an undirected graph the vertices of the
+    chunk take their own (pull), on a directed one they offer themselves to their
+    out-neighbours (push, atomic minimum), so chunks run on several threads at once."""
+    weighted = weights.shape[0] > 0
+    for x in range(start, stop):
+        dx = dist[x]
+        if dx == np.inf:
+            continue
+        if undirected:
+            if parent[x] != parent.shape[0]:  # the source
+                continue
+            for k in range(indptr[x], indptr[x + 1]):
+                u = indices[k]
+                du = dist[u]
+                if du < dx and du + (weights[k] if weighted else 1.0) == dx:
+                    parent[x] = u
+                    break
+        else:
+            for k in range(indptr[x], indptr[x + 1]):
+                v = indices[k]
+                if dx < dist[v] and dx + (weights[k] if weighted else 1.0) == dist[v]:
+                    atomic_min(parent, v, x)
+
+
+@njit(**NUMBA_FLAGS)
+def zero_weight_parents(indptr, indices, weights, dist, parent):
+    """Give a parent (in place; -1: none yet) to each reached vertex without one, by a
+    breadth-first pass over tight zero-weight edges from the vertices in the tree."""
+    n = dist.shape[0]
+    missing = False
+    for v in range(n):
+        if parent[v] < 0 and dist[v] != np.inf:
+            missing = True
+            break
+    if not missing:  # no zero-weight ties (always so unweighted)
+        return
+    queue = np.empty(n, dtype=np.int64)
+    tail = 0
+    for u in range(n):
+        if parent[u] >= 0:
+            queue[tail] = u
+            tail += 1
+    head = 0
+    while head < tail:
+        u = queue[head]
+        head += 1
+        du = dist[u]
+        for k in range(indptr[u], indptr[u + 1]):
+            v = indices[k]
+            if parent[v] < 0 and du + weights[k] == dist[v]:  # a zero-weight tie
+                parent[v] = u
+                queue[tail] = v
+                tail += 1
