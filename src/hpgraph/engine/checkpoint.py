@@ -138,14 +138,17 @@ def _write_npy(path: Path, arr: np.ndarray) -> dict:
     return {"bytes": size, "sha256": h.hexdigest()}
 
 
-def _write_arrays(folder: Path, arrays: dict) -> dict:
-    """Each array to ``folder/<name>.npy``, several at once (hashing and copying
-    release the GIL, and the job's threads are idle between supersteps); ``{file:
+def _write_arrays(folder: Path, arrays: dict, threads: int = 1) -> dict:
+    """Each array to ``folder/<name>.npy``, on ``threads`` threads (hashing and copying
+    release the GIL; the job's own threads are idle between supersteps); ``{file:
     {"bytes", "sha256"}}``, also written to ``folder/files.json``."""
     folder.mkdir(parents=True, exist_ok=True)
-    with ThreadPoolExecutor(max(min(os.cpu_count() or 1, 4), 1)) as pool:
-        done = {n: pool.submit(_write_npy, folder / f"{n}.npy", a) for n, a in arrays.items()}
-        files = {f"{n}.npy": f.result() for n, f in done.items()}
+    if threads <= 1:
+        files = {f"{n}.npy": _write_npy(folder / f"{n}.npy", a) for n, a in arrays.items()}
+    else:
+        with ThreadPoolExecutor(threads) as pool:
+            done = {n: pool.submit(_write_npy, folder / f"{n}.npy", a) for n, a in arrays.items()}
+            files = {f"{n}.npy": f.result() for n, f in done.items()}
     _write_atomic(folder / "files.json", json.dumps(files).encode())
     return files
 
@@ -269,7 +272,8 @@ def save_job(job, ss: int, folder: Path, dense: bool) -> dict:
     """Write this process's part of ``job`` at the start of superstep ``ss`` into
     ``folder/rank-R/``; its ``{relative file: {"bytes", "sha256"}}``."""
     rank = _rank(job)
-    files = _write_arrays(folder / f"rank-{rank}", _job_arrays(job, dense))
+    threads = len(list(job.rt.local_parts))  # the job's threads, idle meanwhile
+    files = _write_arrays(folder / f"rank-{rank}", _job_arrays(job, dense), threads)
     return {f"rank-{rank}/{k}": v for k, v in files.items()}
 
 
