@@ -86,6 +86,7 @@ def test_entry_function_and_parameters_match_the_signature(name):
     kernel = {p.name for p in algo.params if not p.front_end}
     extra = {"seed"} if algo.seeded else set()
     extra |= {"output"} if algo.writes_output else set()
+    extra |= {"checkpoint"} if algo.checkpoints else set()
     groups = [kernel, set(COMMON_ARGUMENTS), extra, set(algo.api_only)]
     assert sum(len(g) for g in groups) == len(set().union(*groups))
     assert set().union(*groups) == set(by_name) - set(positional), name

@@ -215,10 +215,8 @@ def run(
         _check_result_path(output)
     function = algo.function  # imports the kernel's module: not in the timed region
     if checkpoints is not None:
-        import inspect
-
-        if "checkpoint" not in inspect.signature(function).parameters:
-            takes = "bfs, wcc, pagerank, sssp, cdlp"
+        if not algo.checkpoints:
+            takes = ", ".join(a for a, x in ALGORITHMS.items() if x.checkpoints)
             raise click.UsageError(f"checkpoints apply to {takes}, not {name}")
         given["checkpoint"] = checkpoints
     if progress is None:

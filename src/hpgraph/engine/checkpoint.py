@@ -308,7 +308,8 @@ def restore_job(job, folder: Path, manifest: dict) -> tuple[int, bool]:
         job.a["msg_ptr"][lo : hi + 1] = get("msg_ptr")
         job.set_array("msg_val", np.ascontiguousarray(get("msg_val")))
     if dense:
-        job.a["outbox_spare"] = np.empty_like(job.a["outbox"])
+        box = job.a["outbox"]
+        job.a["outbox_spare"] = job.vertex_array(box.shape[1:], box.dtype, fill=None)
         job.own("outbox_spare")[...] = get("outbox_spare")
         job.pulled = job.rt.mirror(job.a["outbox_spare"], job.offsets)
     return int(manifest["superstep"]), dense

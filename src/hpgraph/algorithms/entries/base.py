@@ -152,6 +152,8 @@ class Algorithm:
     ``whole_graph``: every rank needs the whole graph (a peer-level program), not just its
     part. ``partitioned``: runs on a :class:`~hpgraph.graph.part.PartGraph` (each MPI rank
     holding only its own rows and state; ``hpgraph run --ranks`` then loads it so).
+    ``checkpoints``: takes ``checkpoint=`` (superstep checkpoints and resume of its
+    vertex program, docs/checkpoints.md; ``hpgraph run --checkpoint``).
     ``after_run(result, graph, options, console)``: called by ``hpgraph run`` after the
     report with the ``front_end`` parameters' values. ``api_only``: keyword parameters
     of the function deliberately left off the command line (arrays, aliases); with
@@ -173,6 +175,7 @@ class Algorithm:
     runtimes: tuple[str, ...] = RUNTIMES
     whole_graph: bool = False
     partitioned: bool = False
+    checkpoints: bool = False
     after_run: Callable | str | None = None
     api_only: tuple[str, ...] = ()
 

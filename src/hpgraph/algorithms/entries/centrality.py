@@ -96,6 +96,7 @@ PAGERANK = Algorithm(
         gap=GapRun("pr_spmv", ("-i", "{iterations}", "-t", "0")),
     ),
     partitioned=True,
+    checkpoints=True,
 )
 
 #: The parameters both betweenness entries take.

@@ -77,6 +77,7 @@ CDLP = Algorithm(
     columns=("vertex", "label"),
     bench=BenchSpec("label", "partition", 4, core=False),  # its 10 iterations
     partitioned=True,
+    checkpoints=True,
 )
 
 BMLPA = Algorithm(

@@ -98,6 +98,7 @@ BFS = Algorithm(
         gap=GapRun("bfs", count=r"BFS Tree has (\d+) nodes"),
     ),
     partitioned=True,
+    checkpoints=True,
 )
 
 WCC = Algorithm(
@@ -126,6 +127,7 @@ WCC = Algorithm(
         gap=GapRun("cc", count=r"There are (\d+) components"),  # Afforest
     ),
     partitioned=True,  # variant hashmin
+    checkpoints=True,
 )
 
 SSSP = Algorithm(
@@ -160,6 +162,7 @@ SSSP = Algorithm(
         brief=_brief_sssp,
         gap=GapRun("sssp", ("-d", "{delta}"), r"SSSP Tree reaches (\d+) nodes"),
     ),
+    checkpoints=True,
 )
 
 APSP = Algorithm(
