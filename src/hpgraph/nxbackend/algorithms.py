@@ -184,15 +184,19 @@ def all_pairs_shortest_path_length(G, cutoff=None):
 
 
 def _dijkstra(G, source, weight, cutoff=None, target=-1):
-    ev = _edge_values(G, weight)
+    if weight is None:  # NetworkX's Dijkstra then reads every edge as 1 (data.get(None, 1))
+        least, integral = np.ones(G.indices.shape[0]), True
+    else:
+        ev = _edge_values(G, weight)
+        least, integral = ev.least, ev.integral
     cut = math.inf if cutoff is None else float(cutoff)
     order, dist, status = K.dijkstra_order(
-        G.indptr, G.indices, ev.least, G.node_index(source), cut, target
+        G.indptr, G.indices, least, G.node_index(source), cut, target
     )
     if status == K.CONTRADICTION:
         raise ValueError("Contradictory paths found:", "negative weights?")
     d = dist.tolist()
-    if ev.integral:
+    if integral:
         d = [int(x) for x in d]
     d[0] = 0  # NetworkX's source distance is the int 0 it pushed
     nodes = G.nodes
