@@ -25,14 +25,21 @@ from hpgraph.runtimes.mpi.buffers import RowTypes, allgatherv, alltoallv
 __all__ = ["renumber", "build_rows"]
 
 
-def renumber(comm, MPI, src, dst, ints):
-    """(src, dst, ids, n): this rank's edges in the global numbering (the one-process
+def renumber(comm, MPI, columns, ints):
+    """(src, dst, ids, n): this rank's edges ``columns`` (``[src, dst]`` arrow arrays,
+    emptied: each is freed once converted) in the global numbering (the one-process
     reader's: ids sorted)."""
     if not ints:
+        src, dst = columns
+        columns.clear()
         local = sorted_unique_strings([src, dst]) if len(src) else pa.array([], pa.large_string())
         uniq = sorted_unique_strings(comm.allgather(local))
         return strings_from_sorted(src, dst, uniq)
-    src, dst = int64_ids(src), int64_ids(dst)
+    src = int64_ids(columns[0])
+    columns[0] = None
+    dst = int64_ids(columns[1])
+    columns.clear()
+    pa.default_memory_pool().release_unused()
     m = comm.allreduce(src.shape[0])
     big = np.iinfo(np.int64)
     lo = comm.allreduce(int(min(src.min(), dst.min())) if src.shape[0] else big.max, op=MPI.MIN)

@@ -190,9 +190,11 @@ def read_edgelist_mpi(
             src, dst, w = arrow_columns(norm, cols, keep, str_ids=True)
         kinds = {"str"}
     del norm
-    s, d, ids, n = renumber(comm, MPI, src, dst, kinds == {"int"} or not kinds)
+    columns = [src, dst]
+    del src, dst
+    s, d, ids, n = renumber(comm, MPI, columns, kinds == {"int"} or not kinds)
     edges = [s, d, w if weighted else None]
-    del src, dst, s, d, w
+    del s, d, w
     pa.default_memory_pool().release_unused()  # the parsed columns, back to the system
     return _rows_graph(comm, MPI, edges, n, directed, ids, name, partitioned)
 
@@ -247,9 +249,12 @@ def read_parquet_mpi(
     if comm.allreduce(len(src)) == 0:
         empty = _no_edges(path, "the table has no rows", allow_empty, directed, name)
         return _whole(comm, partitioned, empty)
-    s, d, ids, n = renumber(comm, MPI, src, dst, is_int_type(src.type))
+    ints = is_int_type(src.type)
+    columns = [src, dst]
+    del src, dst
+    s, d, ids, n = renumber(comm, MPI, columns, ints)
     edges = [s, d, w]
-    del src, dst, s, d, w
+    del s, d, w
     pa.default_memory_pool().release_unused()
     return _rows_graph(comm, MPI, edges, n, directed, ids, name, partitioned)
 
