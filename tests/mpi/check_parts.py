@@ -15,8 +15,8 @@ import numpy as np
 from mpi4py import MPI
 
 from hpgraph import generators
-from hpgraph.algorithms import bfs, cdlp, pagerank, wcc
-from hpgraph.algorithms.verify import verify_bfs
+from hpgraph.algorithms import bfs, cdlp, pagerank, sssp, wcc
+from hpgraph.algorithms.verify import verify_bfs, verify_sssp
 from hpgraph.graph import Graph
 from hpgraph.io import read_edgelist, read_parquet, write_edgelist, write_parquet_edges
 from hpgraph.runtimes.mpi import MPIRuntime
@@ -38,6 +38,8 @@ def graphs():
     # vertices 300..349 isolated; loops and parallel edges kept
     yield "uniform-weighted", Graph.from_edges(src, dst, w, n=350, directed=True)
     yield "uniform-undirected-loops", Graph.from_edges(src, dst, n=350, directed=False)
+    zw = np.where(rng.random(2000) < 0.3, 0.0, np.round(w))  # zero-weight ties
+    yield "zero-weights", Graph.from_edges(src, dst, zw, n=350, directed=False)
     yield "path", generators.path_graph(40)
     yield "tiny", Graph.from_edges(np.array([0]), np.array([1]), n=2, directed=True)
 
@@ -101,11 +103,12 @@ with MPIRuntime(threads=threads) as rt:
         if not g.directed:
             cases["wcc"] = (wcc, {"variant": "hashmin"})
         cases["cdlp"] = (cdlp, {"iterations": 5})
+        cases["sssp"] = (sssp, {"source": source})
         for kname, (fn, kw) in cases.items():
             got = fn(part, runtime=rt, **kw)
             check(f"{gname}/{kname}", got, fn(g, runtime=rt, **kw), exact=True)
             check(f"{gname}/{kname}", got, fn(g, threads=1, runtime="local", **kw), exact=False)
-            if kname == "bfs":
-                verify_bfs(g, g.user_ids()[source], got)
+            if kname in ("bfs", "sssp"):  # parents: any valid tree
+                (verify_bfs if kname == "bfs" else verify_sssp)(g, g.user_ids()[source], got)
             if rt.is_root:
                 print(f"OK {gname}/{kname}", flush=True)

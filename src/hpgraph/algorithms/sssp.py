@@ -22,9 +22,10 @@ from __future__ import annotations
 import numpy as np
 
 from hpgraph.algorithms._common import check_weights, finish_result, source_index
-from hpgraph.algorithms.sssp_tree import parents
+from hpgraph.algorithms.sssp_tree import parents, parents_part
 from hpgraph.engine import run, vertex_program
 from hpgraph.errors import InvalidArgumentError
+from hpgraph.graph.part import is_part
 
 __all__ = ["sssp"]
 
@@ -74,9 +75,11 @@ def sssp(graph, source, *, variant="auto", delta=None, threads=None, runtime=Non
     ``checkpoint``: superstep checkpoints of Bellman-Ford ("auto" is then bellman-ford)."""
     from hpgraph.algorithms.delta_stepping import default_delta, weight_scan
 
-    s = source_index(graph, source)
+    s = source_index(graph, source, parts=True)
     mean_weight = None
-    if graph.weights is not None and graph.weights.size:
+    if is_part(graph):  # its own weights, the ranks agreeing on the first bad one
+        check_weights(graph, "sssp")
+    elif graph.weights is not None and graph.weights.size:
         bad, total = weight_scan(graph.weights)  # one pass: the check and the mean
         if bad >= 0:
             check_weights(graph, "sssp")  # raises, naming the edge
@@ -111,7 +114,10 @@ def sssp(graph, source, *, variant="auto", delta=None, threads=None, runtime=Non
         )  # fmt: skip
         dist = job.values
         w = graph.weights if graph.weights is not None else np.empty(0, dtype=np.float64)
-        parent = parents(graph.indptr, graph.indices, w, dist, s)
+        if is_part(graph):
+            parent = parents_part(graph, dist, s)
+        else:
+            parent = parents(graph.indptr, graph.indices, w, dist, s)
     meta["reached"] = int(np.isfinite(dist).sum())
     return finish_result(
         "sssp", graph, {"distance": dist, "parent": parent}, job, meta=meta,

@@ -24,7 +24,7 @@ from numba import njit
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.engine.atomics import atomic_min
 
-__all__ = ["parents", "parents_chunk", "zero_weight_parents"]
+__all__ = ["parents", "parents_chunk", "zero_weight_parents", "parents_part"]
 
 
 @njit(**NUMBA_FLAGS)
@@ -102,3 +102,47 @@ def zero_weight_parents(indptr, indices, weights, dist, parent):
                 parent[v] = u
                 queue[tail] = v
                 tail += 1
+
+
+def parents_part(part, dist, source):
+    """The tree of the module docstring for a partitioned graph (each MPI rank holding its
+    own rows, :class:`~hpgraph.graph.part.PartGraph`; ``dist`` gathered on every rank):
+    each rank offers its own vertices as parents along their tight out-edges, and a
+    minimum over the ranks (``Allreduce``) keeps the smallest. Zero-weight ties then
+    grow the tree a level per round, each new vertex taking the smallest offer (a valid
+    tree; the sequential pass may pick another tight vertex of the same distance)."""
+    from mpi4py import MPI
+
+    n = part.n
+    w = part.weights if part.weights is not None else np.empty(0, dtype=np.float64)
+    parent = np.full(n, -1, dtype=np.int64)
+    parent[source] = source
+    zero = False
+    while True:
+        offer = np.full(n, n, dtype=np.int64)
+        _offer(part.indptr, part.indices, w, dist, part.lo, part.hi, parent, offer, zero)
+        part.comm.Allreduce(MPI.IN_PLACE, offer, op=MPI.MIN)
+        new = offer < n
+        parent[new] = offer[new]
+        if not (parent < 0)[np.isfinite(dist)].any() or (zero and not new.any()):
+            return parent
+        zero = True
+
+
+@njit(**NUMBA_FLAGS)
+def _offer(indptr, indices, weights, dist, lo, hi, parent, offer, zero):
+    """offer[v] = the smallest own vertex u (rows lo..hi-1) with a tight edge u -> v at a
+    smaller distance, or (``zero``) a tight zero-weight edge from u in the tree to v
+    without a parent."""
+    weighted = weights.shape[0] > 0
+    for u in range(lo, hi):
+        du = dist[u]
+        if du == np.inf or (zero and parent[u] < 0):
+            continue
+        for k in range(indptr[u], indptr[u + 1]):
+            v = indices[k]
+            if parent[v] >= 0 or u >= offer[v]:
+                continue
+            wk = weights[k] if weighted else 1.0
+            if du + wk == dist[v] and (du == dist[v] if zero else du < dist[v]):
+                offer[v] = u

@@ -344,16 +344,25 @@ def check_weights(graph, what: str, *, positive: bool = False, hint: str = ""):
     message. A graph without weights passes."""
     from hpgraph.errors import InvalidGraphError
 
-    w = graph.weights
-    if w is None or w.size == 0:
-        return
-    bad = ~np.isfinite(w) | ((w <= 0) if positive else (w < 0))
-    if bad.any():
-        k = int(np.flatnonzero(bad)[0])
-        u = int(np.searchsorted(graph.indptr, k, side="right") - 1)
-        a, b = graph.user_ids()[[u, int(graph.indices[k])]].tolist()  # Python values
-        need = "positive" if positive else "non-negative"
-        raise InvalidGraphError(
-            f"{what} needs finite, {need} edge weights; edge {a!r} -> {b!r} has weight "
-            f"{float(w[k])!r}{hint}"
-        )
+    part = is_part(graph)
+    if part:  # its own rows; every rank raises the first rank's bad edge
+        w, indptr, indices, lo = graph.own_weights, graph.own_indptr, graph.own_indices, graph.lo
+        indptr = indptr - indptr[0]
+    else:
+        w, indptr, indices, lo = graph.weights, graph.indptr, graph.indices, 0
+    message = None
+    if w is not None and w.size:
+        bad = ~np.isfinite(w) | ((w <= 0) if positive else (w < 0))
+        if bad.any():
+            k = int(np.flatnonzero(bad)[0])
+            u = lo + int(np.searchsorted(indptr, k, side="right") - 1)
+            a, b = graph.user_ids()[[u, int(indices[k])]].tolist()  # Python values
+            need = "positive" if positive else "non-negative"
+            message = (
+                f"{what} needs finite, {need} edge weights; edge {a!r} -> {b!r} has weight "
+                f"{float(w[k])!r}{hint}"
+            )
+    if part and graph.comm is not None:
+        message = next((m for m in graph.comm.allgather(message) if m), None)
+    if message:
+        raise InvalidGraphError(message)

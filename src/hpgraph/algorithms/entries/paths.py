@@ -163,6 +163,7 @@ SSSP = Algorithm(
         gap=GapRun("sssp", ("-d", "{delta}"), r"SSSP Tree reaches (\d+) nodes"),
     ),
     checkpoints=True,
+    partitioned=True,  # variant bellman-ford
 )
 
 APSP = Algorithm(
