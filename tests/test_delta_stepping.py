@@ -105,7 +105,11 @@ def test_zero_weight_edges_give_a_tree(directed):
 def test_default_delta():
     assert default_delta(_graph("unweighted")) == 1.0
     g = _graph("kronecker")
-    assert default_delta(g) == pytest.approx(g.weights.mean() * 0.5 / (g.num_stored_edges / g.n))
+    d = g.num_stored_edges / g.n
+    widen = max(1.0, (16 / d) ** 2)
+    assert default_delta(g) == pytest.approx(g.weights.mean() * 0.5 * widen / d)
+    path = Graph.from_edges(np.arange(99), np.arange(1, 100), np.full(99, 2.0), directed=False)
+    assert default_delta(path) == pytest.approx(2.0 * 0.5 * (16 / 1.98) ** 2 / 1.98)
 
 
 def test_variant_and_delta_checked():
