@@ -9,8 +9,11 @@ improvement is skipped); an improved vertex goes to the bucket of its new distan
 the relaxing peer's own bins. Peers take frontier chunks from an atomic counter, and a
 distance only ever decreases through a compare-and-swap on its bits (for non-negative
 doubles the order of the bit patterns as int64 is the order of the values), so no
-improvement is lost. Then every peer offers its smallest non-empty bin (an atomic
-minimum), the winners copy that bin into the next frontier, and the next round starts.
+improvement is lost. A peer whose own bin of the bucket stays small relaxes it at once
+(bucket fusion, as GAP). Then every peer offers its smallest non-empty bin (an atomic
+minimum), the winners publish that bin as the next frontier, and the next round starts.
+When no bin is left the peers find the shortest-path tree
+(:mod:`~hpgraph.algorithms.sssp_tree`), chunks of vertices taken in turn.
 
 The answer equals Bellman-Ford's bit for bit: both reach the unique fixpoint of
 ``dist[v] = min over in-edges (dist[u] + w)`` with the same rounded additions.
