@@ -112,6 +112,7 @@ def main() -> None:
     ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 4])
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--folder", default="/tmp/hpgraph-ingest")
+    ap.add_argument("--times-only", action="store_true", help="skip the memory runs")
     args = ap.parse_args()
     folder = Path(args.folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -120,24 +121,26 @@ def main() -> None:
         _write(path, args.scale)
     tiny = folder / "tiny.el"
     tiny.write_text("0 1\n1 2\n")
-    fixed = max(_run(tiny, "parts", 1, 1)[1])
+    fixed = 0.0 if args.times_only else max(_run(tiny, "parts", 1, 1)[1])
     print(f"fixed cost (interpreter, numpy, numba, mpi4py, kernels): {fixed:,.0f} MiB")
     print(f"graph: {path.name}", flush=True)
 
     rows = {}
-    for p in args.ranks:
+    for p in [] if args.times_only else args.ranks:
         for mode in ("parts", "whole"):
             if p == 1 and mode == "whole":
                 continue
             res, peaks = _run(path, mode, p, 1)
             rows[(p, mode)] = (res, max(peaks))
+            if not rows:
+                print(f"{res['n']:,} vertices, {res['m']:,} edges", flush=True)
             print(
                 f"P={p} {mode:5s}: peak per rank {max(peaks):7,.0f} MiB "
                 f"(above fixed {max(peaks) - fixed:7,.0f}), read {res['read_s']:.2f} s, "
                 f"rank 0 graph {res['rank0_graph_bytes'] / 2**20:,.0f} MiB",
                 flush=True,
             )
-    one = rows[(1, "parts")][1] - fixed
+    one = rows[(1, "parts")][1] - fixed if rows else 1.0
     print("\nper-rank peak above the fixed cost, as a fraction of one rank's:")
     for (p, mode), (_, peak) in rows.items():
         frac = (peak - fixed) / one

@@ -174,6 +174,8 @@ class _Job:
         self.msg_bytes = int(mdtype.itemsize * int(np.prod(mshape, dtype=np.int64)))
         #: whether this process holds only its own rows of the graph and state (a part)
         self.part = isinstance(graph, PartGraph)
+        #: a part whose pull delivery reads every rank's senders, mirrored (docs/runtimes.md)
+        self.mirrors_senders = self.part and program.combiner == "any" and rt.pull_allowed
         vertex = self.vertex_array
         if mshape:
             item_type = types.Array(from_dtype(mdtype), 1, "C")
@@ -199,8 +201,10 @@ class _Job:
                 np.zeros(0, dtype=np.int64) if program.combined else vertex((), np.int64, 1)
             ),
             "msg_val": np.zeros((0, *mshape), dtype=mdtype),
-            "outbox": vertex(mshape, mdtype),
-            "sending": vertex((), np.uint8),
+            # with the "any" combiner a part pulls (bottom-up BFS) from every rank's
+            # senders mirrored here, so these two cover every vertex then
+            "outbox": vertex(mshape, mdtype, whole=self.mirrors_senders),
+            "sending": vertex((), np.uint8, whole=self.mirrors_senders),
             "agg_ops": np.array([_AGG_CODES[a] for a in aggs], dtype=np.int64),
             "agg_value": self.agg_identity.copy(),
             "senders": vertex((), idx, fill=None),
@@ -259,14 +263,15 @@ class _Job:
         self.setup_s = time.perf_counter() - t0
 
     # ------------------------------------------------------------------ helpers
-    def vertex_array(self, tail, dtype, extra=0, fill=0):
+    def vertex_array(self, tail, dtype, extra=0, fill=0, whole=False):
         """A per-vertex array (``n + extra`` rows of shape ``tail``; zeros, or
-        uninitialised with ``fill=None``): on a part, a window over its own rows only."""
+        uninitialised with ``fill=None``): on a part, a window over its own rows only,
+        unless ``whole``."""
         g = self.graph
-        lo, hi = _own_rows(g)
+        lo, hi = (0, g.n) if whole else _own_rows(g)
         shape = (hi - lo + extra, *tail)
         arr = np.empty(shape, dtype=dtype) if fill is None else np.full(shape, fill, dtype)
-        return window(arr, lo, g.n + extra) if self.part else arr
+        return window(arr, lo, g.n + extra) if self.part and not whole else arr
 
     def _local_degrees(self):
         """Per vertex, its out-edges that stay in its own part: one parallel pass over the
@@ -424,10 +429,11 @@ class _Job:
                 tot = rt.allreduce(counters.sum(axis=0))
                 agg = self._reduce_aggregators(self.chunk_aggs if dense else None)
                 messages = int(tot[_C["sender_edges"]] + tot[_C["direct"]])
-                # (a part reads no other process's in-rows: push or dense only)
+                # (a part reads no other process's in-rows: it pulls only what it
+                # mirrors, every rank's senders with the "any" combiner)
                 pull = (
                     rt.pull_allowed
-                    and not self.part
+                    and (not self.part or self.mirrors_senders)
                     and int(tot[_C["sender_edges"]]) > self.pull_share * m_stored
                 )
                 was_dense = dense

@@ -129,8 +129,8 @@ class VertexDelivery:
             pull
             and prog.combiner == "any"
             and rt.size > 1
-            and rt.comm.allreduce(int(sender_counts.sum())) <= n // 8
-        )
+            and (job.part or rt.comm.allreduce(int(sender_counts.sum())) <= n // 8)
+        )  # (a part has no other rank's in-rows to split: it always mirrors)
         mirrored, extra = None, (0, 0)
         if mirror:
             mirrored, extra = self._mirror_senders(job, sender_counts)
