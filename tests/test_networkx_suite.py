@@ -7,7 +7,7 @@ they were chosen).
 Asserts that none of their tests fails and that at least :data:`MIN_REACHED` of them ran
 hpgraph's code: a suite that passed because every call fell back to NetworkX would prove
 nothing. The count comes from the script's pytest plugin, which wraps every dispatched
-function. It takes 6-8 minutes on 2 cores; ``python -m pytest -m "not nxsuite"`` leaves
+function. It takes 6-11 minutes on 2 cores; ``python -m pytest -m "not nxsuite"`` leaves
 it out.
 """
 
