@@ -128,32 +128,40 @@ def _row_counts(s, d, n, undirected):
 
 
 @njit(**NUMBA_FLAGS)
-def _by_owner(cuts, s, d, w, has_w, reverse):
-    """(per-rank counts, rows, targets, weights) of the edges (``reverse``: the non-loop
-    edges reversed) grouped by the rank owning the row, in edge order within a group (a
-    stable counting sort; ``cuts``: the ranks' row ranges)."""
+def owner_ranks(cuts, keys, other, skip_equal):
+    """(the rank owning each key, -1 where ``skip_equal`` and ``keys[i] == other[i]``;
+    keys per rank; each rank's first slot in a grouping by rank): the counting pass of a
+    stable counting sort of items by the rank whose range (``cuts``) holds their key."""
     parts = cuts.shape[0] - 1
-    m = s.shape[0]
-    owner = np.empty(m, dtype=np.int32)
+    owner = np.empty(keys.shape[0], dtype=np.int32)
     sent = np.zeros(parts, dtype=np.int64)
-    for i in range(m):
-        row = d[i] if reverse else s[i]
-        if reverse and s[i] == d[i]:
+    for i in range(keys.shape[0]):
+        x = keys[i]
+        if skip_equal and other[i] == x:
             owner[i] = -1
             continue
         r = 0
-        while cuts[r + 1] <= row:  # ranks are few: a scan
+        while cuts[r + 1] <= x:  # ranks are few: a scan
             r += 1
         owner[i] = r
         sent[r] += 1
     at = np.zeros(parts, dtype=np.int64)
     for r in range(1, parts):
         at[r] = at[r - 1] + sent[r - 1]
-    total = at[parts - 1] + sent[parts - 1]
+    return owner, sent, at
+
+
+@njit(**NUMBA_FLAGS)
+def _by_owner(cuts, s, d, w, has_w, reverse):
+    """(per-rank counts, rows, targets, weights) of the edges (``reverse``: the non-loop
+    edges reversed) grouped by the rank owning the row, in edge order within a group (a
+    stable counting sort; ``cuts``: the ranks' row ranges)."""
+    owner, sent, at = owner_ranks(cuts, d if reverse else s, s, reverse)
+    total = at[-1] + sent[-1]
     rows = np.empty(total, dtype=s.dtype)
     targets = np.empty(total, dtype=s.dtype)
     weights = np.empty(total if has_w else 0, dtype=np.float64)
-    for i in range(m):
+    for i in range(s.shape[0]):
         r = owner[i]
         if r < 0:
             continue

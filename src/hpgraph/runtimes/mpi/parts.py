@@ -22,6 +22,7 @@ from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph.build import build_csr
 from hpgraph.graph.part import PartGraph, _in_window
 from hpgraph.graph.partition import Partition, own_cuts
+from hpgraph.runtimes.mpi.assemble import owner_ranks
 from hpgraph.runtimes.mpi.buffers import RowTypes, alltoallv
 from hpgraph.runtimes.mpi.comm import load_mpi
 
@@ -132,20 +133,8 @@ def highest_degree_vertex(part: PartGraph, comm=None) -> tuple[int, int]:
 def _by_target_owner(cuts, indptr, indices, w, lo, has_w):
     """(per-rank counts, targets, sources, weights) of a part's out-edges grouped by the
     rank owning the target, in row order within a group (a stable counting sort)."""
-    parts = cuts.shape[0] - 1
     m = indices.shape[0]
-    owner = np.empty(m, dtype=np.int32)
-    sent = np.zeros(parts, dtype=np.int64)
-    for k in range(m):
-        t = indices[k]
-        r = 0
-        while cuts[r + 1] <= t:  # ranks are few: a scan
-            r += 1
-        owner[k] = r
-        sent[r] += 1
-    at = np.zeros(parts, dtype=np.int64)
-    for r in range(1, parts):
-        at[r] = at[r - 1] + sent[r - 1]
+    owner, sent, at = owner_ranks(cuts, indices, indices, False)
     rows = np.empty(m, dtype=indices.dtype)
     sources = np.empty(m, dtype=indices.dtype)
     weights = np.empty(m if has_w else 0, dtype=np.float64)
