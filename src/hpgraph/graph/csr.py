@@ -23,7 +23,7 @@ from hpgraph.config import NUMBA_FLAGS
 from hpgraph.errors import InvalidArgumentError, InvalidGraphError
 from hpgraph.graph.build import build_csr
 
-__all__ = ["Graph", "index_dtype"]
+__all__ = ["Graph", "index_dtype", "count_self_loops"]
 
 
 def index_dtype(n: int) -> np.dtype:
@@ -142,7 +142,7 @@ class Graph:
         m = self.num_stored_edges
         if self.directed:
             return m
-        loops = int(_count_self_loops(self.indptr, self.indices))
+        loops = int(count_self_loops(self.indptr, self.indices))
         return (m - loops) // 2 + loops
 
     @property
@@ -248,10 +248,13 @@ class Graph:
 
 
 @njit(**NUMBA_FLAGS)
-def _count_self_loops(indptr, indices):
+def count_self_loops(indptr, indices, lo=0):
+    """Self-loops in the rows of ``indptr`` (``indices`` holding those rows' entries from
+    ``indptr[0]`` on), row i being vertex ``lo + i``: a whole graph, or a part's own rows."""
+    e0 = indptr[0]
     c = 0
-    for v in range(indptr.shape[0] - 1):
-        for k in range(indptr[v], indptr[v + 1]):
-            if indices[k] == v:
+    for i in range(indptr.shape[0] - 1):
+        for k in range(indptr[i] - e0, indptr[i + 1] - e0):
+            if indices[k] == lo + i:
                 c += 1
     return c

@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from hpgraph.config import NUMBA_FLAGS
+from hpgraph.graph.csr import count_self_loops
 from hpgraph.graph.part import is_part
 
 __all__ = [
@@ -117,19 +118,32 @@ def simple_part(part, *, both_directions: bool):
     """:func:`simple_rows` of a part's own vertices as a part of the undirected view
     (rows from the part's out- and in-rows; the stored count summed over the part's
     communicator)."""
-    from hpgraph.errors import InvalidArgumentError
+    _need_comm(part)
+    indptr, indices = simple_rows(part, both_directions=both_directions)
+    return _undirected_part(part, indptr, indices, None)
+
+
+def _need_comm(part):
+    if part.comm is None:
+        from hpgraph.errors import InvalidArgumentError
+
+        raise InvalidArgumentError("a view of a part needs the part's communicator")
+
+
+def _undirected_part(part, indptr, indices, weights):
+    """The undirected part of a view from this rank's rows of it (``indptr`` from 0):
+    offsets, stored edges and edges (self-loops once) summed over the part's ranks."""
     from hpgraph.graph.part import PartGraph
 
-    if part.comm is None:
-        raise InvalidArgumentError("a view of a part needs the part's communicator")
-    indptr, indices = simple_rows(part, both_directions=both_directions)
+    comm = part.comm
     mine = int(indices.shape[0])
-    indptr += int(part.comm.exscan(mine) or 0)  # the whole view's offsets
-    stored = int(part.comm.allreduce(mine))
+    loops = int(comm.allreduce(int(count_self_loops(indptr, indices, part.lo))))
+    indptr += int(comm.exscan(mine) or 0)  # the whole view's offsets
+    stored = int(comm.allreduce(mine))
     return PartGraph(
-        part.n, part.rank_offsets, part.rank, indptr, indices, directed=False,
-        stored_edges=stored, edges=stored // 2, ids=part.ids, name=part.name,
-        comm=part.comm,
+        part.n, part.rank_offsets, part.rank, indptr, indices, weights, directed=False,
+        stored_edges=stored, edges=(stored - loops) // 2 + loops, ids=part.ids,
+        name=part.name, comm=comm,
     )  # fmt: skip
 
 
@@ -138,11 +152,7 @@ def symmetrized_part(part):
     symmetrized>`: each own row is the merge of its out-row and in-row (a self-loop
     once; on equal targets the out-row's entries first, as ``from_edges`` scatters
     forward edges before reversed ones), weights alongside."""
-    from hpgraph.errors import InvalidArgumentError
-    from hpgraph.graph.part import PartGraph
-
-    if part.comm is None:
-        raise InvalidArgumentError("a view of a part needs the part's communicator")
+    _need_comm(part)
     ipb, ixb, wb = part.in_csr()
     lo, hi = part.lo, part.hi
     ipa, ixa, wa = part.indptr, part.indices, part.weights
@@ -157,15 +167,7 @@ def symmetrized_part(part):
     weights = np.empty(int(indptr[-1]) if has_w else 0, dtype=np.float64)
     _merge_rows(ipa, ixa, wa if has_w else none, ipb, ixb, wb if has_w else none, lo, hi,
                 indptr, indices, weights, count, True)  # fmt: skip
-    mine = int(indices.shape[0])
-    loops = int(part.comm.allreduce(int(_own_loops(indptr, indices, lo))))
-    indptr += int(part.comm.exscan(mine) or 0)
-    stored = int(part.comm.allreduce(mine))
-    return PartGraph(
-        part.n, part.rank_offsets, part.rank, indptr, indices, weights if has_w else None,
-        directed=False, stored_edges=stored, edges=(stored - loops) // 2 + loops,
-        ids=part.ids, name=part.name, comm=part.comm,
-    )  # fmt: skip
+    return _undirected_part(part, indptr, indices, weights if has_w else None)
 
 
 @njit(**NUMBA_FLAGS)
@@ -193,16 +195,6 @@ def _merge_rows(ipa, ixa, wa, ipb, ixb, wb, lo, hi, indptr, indices, weights, co
                 pb += 1
             c += 1
         count[v - lo] = c
-
-
-@njit(**NUMBA_FLAGS)
-def _own_loops(indptr, indices, lo):
-    c = 0
-    for i in range(indptr.shape[0] - 1):
-        for k in range(indptr[i], indptr[i + 1]):
-            if indices[k] == lo + i:
-                c += 1
-    return c
 
 
 def simple_view(graph):

@@ -20,6 +20,7 @@ from numba import njit
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph.build import build_csr
+from hpgraph.graph.csr import count_self_loops
 from hpgraph.graph.part import PartGraph, _in_window
 from hpgraph.graph.partition import Partition, own_cuts
 from hpgraph.runtimes.mpi.assemble import owner_ranks
@@ -52,7 +53,7 @@ def part_of_rows(comm, n, cuts, indptr, indices, weights, *, directed, ids, name
     edges = stored
     if not directed:
         lo = int(cuts[comm.Get_rank()])
-        loops = int(_self_loops(indptr, indices, lo))
+        loops = int(count_self_loops(indptr, indices, lo))
         loops = int(comm.allreduce(loops, op=MPI.SUM))
         edges = (stored - loops) // 2 + loops
     return PartGraph(
@@ -149,14 +150,3 @@ def _by_target_owner(cuts, indptr, indices, w, lo, has_w):
                 weights[j] = w[k]
             at[r] = j + 1
     return sent, rows, sources, weights
-
-
-@njit(**NUMBA_FLAGS)
-def _self_loops(indptr, indices, lo):
-    e0 = indptr[0]
-    c = 0
-    for i in range(indptr.shape[0] - 1):
-        for k in range(indptr[i] - e0, indptr[i + 1] - e0):
-            if indices[k] == lo + i:
-                c += 1
-    return c
