@@ -157,4 +157,7 @@ def test_mpi_rank_hung_is_detected_then_restarted(tmp_path):
     err = _kill_and_restart(tmp_path, ("--ranks", "2"),
                             '[[fault]]\nkind = "hang"\nrank = 1\nsuperstep = 5\n',
                             env={"HPGRAPH_MPI_TIMEOUT": "4"})  # fmt: skip
-    assert "for rank 1" in err and "hung or stopped" in err
+    # the watchdog names the rank, then MPI_Abort(3); under load the abort can cut
+    # mpiexec's forwarding of that line, but exit status 3 is the watchdog's alone
+    named = "for rank 1" in err and "hung or stopped" in err
+    assert named or "failed (exit status 3)" in err, err
