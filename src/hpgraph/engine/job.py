@@ -332,8 +332,9 @@ class _Job:
         if self.dense_ok:
             self._prepare_dense(empty)
         else:
-            self.deliver_count = codegen.entry_point(prog, k.deliver_count, empty, False, *dargs)
-            self.deliver_fill = codegen.entry_point(prog, k.deliver_fill, empty, 0, False, *dargs)
+            self.deliver_listed = codegen.entry_point(
+                prog, k.deliver_listed, empty, 0, False, *dargs
+            )
 
     def _prepare_dense(self, empty):
         """Chunks of this process's vertices (balanced by in-edges, which a dense
@@ -530,13 +531,14 @@ class _Job:
                 self.deliver_combined,
                 lambda p: (self.ctx(p), edge[0], everyone, 0, n, *edge[1:]),
             )
-        counted = rt.run_parts(self.deliver_count, lambda p: (self.ctx(p), *edge))
+        # deliver_listed's pass 1 (base -1) counts, pass 2 writes from each part's base
+        counted = rt.run_parts(self.deliver_listed, lambda p: (self.ctx(p), -1, *edge))
         totals = np.array([c for c, _ in counted], dtype=np.int64)
         bases = np.concatenate([[0], np.cumsum(totals)])
         msg_val = np.empty((int(bases[-1]), *prog.message_shape), dtype=prog.message_dtype)
         self.set_array("msg_val", msg_val)
         self.a["msg_ptr"][-1] = bases[-1]
-        filled = rt.run_parts(self.deliver_fill, lambda p: (self.ctx(p), int(bases[p]), *edge))
+        filled = rt.run_parts(self.deliver_listed, lambda p: (self.ctx(p), int(bases[p]), *edge))
         return [(None, a + b) for (_, a), (_, b) in zip(counted, filled, strict=True)]
 
     def _stats(self, ss, tot, mode, comp, deliver, wall):

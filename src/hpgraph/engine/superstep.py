@@ -50,8 +50,7 @@ __all__ = [
     "mark_listed",
     "deliver_combined",
     "pull_chunks",
-    "deliver_count",
-    "deliver_fill",
+    "deliver_listed",
 ]
 
 # ---- bound per program by codegen.bind() before the first call --------------------------
@@ -71,6 +70,15 @@ def _slice_in_range(indices, a, b, lo, hi):
     """Positions [k0, k1) of the sorted row indices[a:b] whose targets lie in [lo, hi)."""
     row = indices[a:b]
     return a + np.searchsorted(row, lo), a + np.searchsorted(row, hi)
+
+
+@njit(**NUMBA_FLAGS, inline="always")
+def _along(m, kind, weights, k, weighted):
+    """The message a sender of ``kind`` with value m puts on its edge k: m itself, or for
+    ``SEND_EDGES`` the program's edge function of m and the edge's weight (1 unweighted)."""
+    if kind == SEND_EDGES:
+        return _edge_message(m, weights[k] if weighted else 1.0)
+    return m
 
 
 # inline="always": the user's compute and this loop body are merged at numba's IR level.
@@ -277,8 +285,7 @@ def _pull(ctx, lo, hi, everyone, src_lo, src_hi, in_indptr, in_indices, in_weigh
                 kind = sending[u]
                 if kind == SEND_NONE:
                     continue
-                if kind == SEND_EDGES:
-                    m = _edge_message(m, in_weights[k] if weighted else 1.0)
+                m = _along(m, kind, in_weights, k, weighted)
             if got:
                 acc = _combine(acc, m)
             else:
@@ -288,6 +295,17 @@ def _pull(ctx, lo, hi, everyone, src_lo, src_hi, in_indptr, in_indices, in_weigh
                     break
         if got:
             ncand = _receive(inbox, has_msg, state, nxt, lo, d, acc, ncand)
+    return ncand
+
+
+@njit(**NUMBA_FLAGS, inline="always")
+def _receive_pairs(inbox, has_msg, state, nxt, lo, hi, ids, vals, ncand):
+    """``_receive`` every (ids[j], vals[j]) whose receiver lies in [lo, hi) and has not
+    finished; returns the candidate list's new length."""
+    for j in range(len(ids)):
+        d = ids[j]
+        if lo <= d < hi and state[d] != FINISHED:
+            ncand = _receive(inbox, has_msg, state, nxt, lo, d, vals[j], ncand)
     return ncand
 
 
@@ -337,17 +355,10 @@ def deliver_combined(
                     d = indices[k]
                     if state[d] == FINISHED:
                         continue
-                    m = mu
-                    if kind == SEND_EDGES:
-                        m = _edge_message(mu, weights[k] if weighted else 1.0)
+                    m = _along(mu, kind, weights, k, weighted)
                     ncand = _receive(inbox, has_msg, state, nxt, lo, d, m, ncand)
     for p in range(len(all_dst)):
-        dsts = all_dst[p]
-        vals = all_val[p]
-        for j in range(len(dsts)):
-            d = dsts[j]
-            if lo <= d < hi and state[d] != FINISHED:
-                ncand = _receive(inbox, has_msg, state, nxt, lo, d, vals[j], ncand)
+        ncand = _receive_pairs(inbox, has_msg, state, nxt, lo, hi, all_dst[p], all_val[p], ncand)
     ctx.counters[_CANDIDATES] = ncand
 
 
@@ -371,23 +382,39 @@ def pull_chunks(ctx, everyone, in_indptr, in_indices, in_weights, chunks, next_c
 # and writes the values.
 
 
+@njit(**NUMBA_FLAGS, inline="always")
+def _list_edge(ctx, fill, cursor, d, u, kind, weights, k, weighted):
+    """Pass 1: count the message u sends d along edge k; pass 2: write it at d's cursor."""
+    if fill:
+        i = cursor[d - ctx.lo]
+        ctx.msg_val[i] = _along(ctx.outbox[u], kind, weights, k, weighted)
+        cursor[d - ctx.lo] = i + 1
+    else:
+        ctx.msg_ptr[d] += 1
+
+
 @njit(**NUMBA_FLAGS)
-def _walk(
-    ctx,
-    fill,
-    cursor,
-    pull,
-    in_indptr,
-    in_indices,
-    in_weights,
-    offsets,
-    sender_counts,
-    all_dst,
-    all_val,
+def deliver_listed(
+    ctx, base, pull, in_indptr, in_indices, in_weights, offsets, sender_counts, all_dst, all_val
 ):
+    """One pass of listed delivery to this part's range [lo, hi); returns the number of
+    its messages. Pass 1 (``base`` < 0): msg_ptr[d] = messages for d, receivers flagged.
+    Pass 2 (``base`` >= 0): the counts become offsets starting at ``base`` and the
+    messages are written. (The engine sets msg_ptr[n]; each part writes only
+    msg_ptr[lo:hi], so parts never race.)"""
     lo, hi = ctx.lo, ctx.hi
-    state, sending, outbox = ctx.state, ctx.sending, ctx.outbox
-    msg_ptr, msg_val = ctx.msg_ptr, ctx.msg_val
+    state, sending, msg_ptr, msg_val = ctx.state, ctx.sending, ctx.msg_ptr, ctx.msg_val
+    fill = base >= 0
+    cursor = np.empty(hi - lo if fill else 0, dtype=np.int64)
+    pos = base
+    if fill:
+        for d in range(lo, hi):
+            cnt = msg_ptr[d]
+            msg_ptr[d] = pos
+            cursor[d - lo] = pos
+            pos += cnt
+    else:
+        msg_ptr[lo:hi] = 0
     if pull:
         weighted = in_weights.shape[0] > 0
         for d in range(lo, hi):
@@ -396,16 +423,8 @@ def _walk(
             for k in range(in_indptr[d], in_indptr[d + 1]):
                 u = in_indices[k]
                 kind = sending[u]
-                if kind == SEND_NONE:
-                    continue
-                if fill:
-                    m = outbox[u]
-                    if kind == SEND_EDGES:
-                        m = _edge_message(m, in_weights[k] if weighted else 1.0)
-                    msg_val[cursor[d - lo]] = m
-                    cursor[d - lo] += 1
-                else:
-                    msg_ptr[d] += 1
+                if kind != SEND_NONE:
+                    _list_edge(ctx, fill, cursor, d, u, kind, in_weights, k, weighted)
     else:
         indptr, indices, weights, senders = ctx.indptr, ctx.indices, ctx.weights, ctx.senders
         weighted = weights.shape[0] > 0
@@ -416,16 +435,8 @@ def _walk(
                 k0, k1 = _slice_in_range(indices, indptr[u], indptr[u + 1], lo, hi)
                 for k in range(k0, k1):
                     d = indices[k]
-                    if state[d] == FINISHED:
-                        continue
-                    if fill:
-                        m = outbox[u]
-                        if kind == SEND_EDGES:
-                            m = _edge_message(m, weights[k] if weighted else 1.0)
-                        msg_val[cursor[d - lo]] = m
-                        cursor[d - lo] += 1
-                    else:
-                        msg_ptr[d] += 1
+                    if state[d] != FINISHED:
+                        _list_edge(ctx, fill, cursor, d, u, kind, weights, k, weighted)
     for p in range(len(all_dst)):
         dsts = all_dst[p]
         vals = all_val[p]
@@ -437,70 +448,9 @@ def _walk(
                     cursor[d - lo] += 1
                 else:
                     msg_ptr[d] += 1
-
-
-@njit(**NUMBA_FLAGS)
-def deliver_count(
-    ctx, pull, in_indptr, in_indices, in_weights, offsets, sender_counts, all_dst, all_val
-):
-    """Pass 1: msg_ptr[d] = messages for d (own range only); returns this part's total."""
-    lo, hi = ctx.lo, ctx.hi
-    ctx.msg_ptr[lo:hi] = 0
-    dummy = np.empty(0, dtype=np.int64)
-    _walk(
-        ctx,
-        False,
-        dummy,
-        pull,
-        in_indptr,
-        in_indices,
-        in_weights,
-        offsets,
-        sender_counts,
-        all_dst,
-        all_val,
-    )
-    total = 0
-    ncand = ctx.counters[_CANDIDATES]
-    for d in range(lo, hi):
-        cnt = ctx.msg_ptr[d]
-        total += cnt
-        if cnt > 0:
-            ctx.has_msg[d] = 1
-            if ctx.state[d] != ACTIVE:
-                ctx.next_candidates[lo + ncand] = d
-                ncand += 1
-    ctx.counters[_CANDIDATES] = ncand
-    return total
-
-
-@njit(**NUMBA_FLAGS)
-def deliver_fill(
-    ctx, base, pull, in_indptr, in_indices, in_weights, offsets, sender_counts, all_dst, all_val
-):
-    """Pass 2: counts become offsets starting at ``base``; write the messages. (The
-    engine sets msg_ptr[n]; each part writes only msg_ptr[lo:hi], so parts never race.)"""
-    lo, hi = ctx.lo, ctx.hi
-    cursor = np.empty(hi - lo, dtype=np.int64)
-    pos = base
-    for d in range(lo, hi):
-        cnt = ctx.msg_ptr[d]
-        ctx.msg_ptr[d] = pos
-        cursor[d - lo] = pos
-        pos += cnt
-    _walk(
-        ctx,
-        True,
-        cursor,
-        pull,
-        in_indptr,
-        in_indices,
-        in_weights,
-        offsets,
-        sender_counts,
-        all_dst,
-        all_val,
-    )
+    if fill:
+        return pos - base
+    return mark_listed(ctx, msg_ptr[lo:hi])
 
 
 # ---------------------------------------------------------------- delivery across processes
@@ -517,10 +467,7 @@ def merge_combined(ctx, ids, vals):
     lo, hi = ctx.lo, ctx.hi
     state, inbox, has_msg, nxt = ctx.state, ctx.inbox, ctx.has_msg, ctx.next_candidates
     ncand = ctx.counters[_CANDIDATES]
-    for j in range(ids.shape[0]):
-        d = ids[j]
-        if lo <= d < hi and state[d] != FINISHED:
-            ncand = _receive(inbox, has_msg, state, nxt, lo, d, vals[j], ncand)
+    ncand = _receive_pairs(inbox, has_msg, state, nxt, lo, hi, ids, vals, ncand)
     ctx.counters[_CANDIDATES] = ncand
 
 
@@ -554,11 +501,8 @@ def emit_listed(ctx, fill, out_dst, out_val):
         kind = sending[u]
         for k in range(indptr[u], indptr[u + 1]):
             if fill:
-                m = outbox[u]
-                if kind == SEND_EDGES:
-                    m = _edge_message(m, weights[k] if weighted else 1.0)
                 out_dst[pos] = indices[k]
-                out_val[pos] = m
+                out_val[pos] = _along(outbox[u], kind, weights, k, weighted)
             pos += 1
     dsts = ctx.direct_dst
     vals = ctx.direct_val
@@ -572,14 +516,19 @@ def emit_listed(ctx, fill, out_dst, out_val):
 
 @njit(**NUMBA_FLAGS)
 def mark_listed(ctx, counts):
-    """Flag this part's receivers of listed messages (counts per vertex of [lo, hi))."""
+    """Flag this part's receivers of listed messages (counts per vertex of [lo, hi));
+    returns the number of messages."""
     lo, hi = ctx.lo, ctx.hi
     state, has_msg, nxt = ctx.state, ctx.has_msg, ctx.next_candidates
     ncand = ctx.counters[_CANDIDATES]
+    total = 0
     for d in range(lo, hi):
-        if counts[d - lo] > 0:
+        cnt = counts[d - lo]
+        total += cnt
+        if cnt > 0:
             has_msg[d] = 1
             if state[d] != ACTIVE:
                 nxt[lo + ncand] = d
                 ncand += 1
     ctx.counters[_CANDIDATES] = ncand
+    return total
