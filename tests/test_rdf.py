@@ -192,9 +192,10 @@ def test_gz_and_turtle_load_same_graph(data, tmp_path):
 
 
 @pytest.mark.parametrize("gz", [False, True])
-def test_nquads_merge_graphs_like_pyoxigraph_union(data, tmp_path, gz):
-    """N-Quads: graph names dropped, the triples of every graph (and the default graph)
-    merged into one set, as pyoxigraph answers with its default graph as the union."""
+def test_nquads_keep_graphs_like_pyoxigraph(data, tmp_path, gz):
+    """N-Quads: each quad kept in its graph. The default graph is the quads without a graph
+    name (pyoxigraph's default); with ``use_default_graph_as_union`` it is the merge of
+    every graph, a set (checked against pyoxigraph holding the triples as one graph)."""
     lines = _university(seed=11)
     rng = random.Random(3)
     quads = []
@@ -211,14 +212,17 @@ def test_nquads_merge_graphs_like_pyoxigraph_union(data, tmp_path, gz):
         path.write_text(text, encoding="utf-8")
     ox = pyoxigraph.Store()
     ox.load(text.encode("utf-8"), format=pyoxigraph.RdfFormat.N_QUADS)
+    merged = pyoxigraph.Store()
+    merged.load("\n".join(lines).encode("utf-8"), format=pyoxigraph.RdfFormat.N_TRIPLES)
     store = Store.load(path)
-    assert len(store) == len(set(lines))
+    assert len(store) == len(ox) == len(set(quads) - {"# comment", ""})
+    assert len(store.named) == 4 and len(store.graph("union")) == len(set(lines))
     for name in ("chain", "group_count", "optional", "union_vars"):
         q = PREFIX + QUERIES[name]
-        res = ox.query(q, use_default_graph_as_union=True)
-        names = [v.value for v in res.variables]
-        want = [tuple(None if r[v] is None else str(r[v]) for v in names) for r in res]
-        assert collections.Counter(_our_rows(store, q)) == collections.Counter(want)
+        assert collections.Counter(_our_rows(store, q)) == collections.Counter(_ox_rows(ox, q))
+        tab = store.query(q, use_default_graph_as_union=True)
+        union = list(zip(*(c.to_pylist() for c in tab.columns), strict=True))
+        assert collections.Counter(union) == collections.Counter(_ox_rows(merged, q))
     bad = tmp_path / "bad.nq"
     bad.write_text(
         f"<{EX}a> <{EX}p> <{EX}b> <{EX}g> .\n<{EX}a> <{EX}p> <{EX}b> <{EX}g> <{EX}h> .\n"
@@ -298,11 +302,8 @@ def test_compiled_scanner_matches_line_parser(data, tmp_path, monkeypatch, colli
         ("SELECT ?x WHERE { ?x ?p }", "syntax error"),
         ("SELECT ?x WHERE { ?x nope:p ?y }", "syntax error"),
         ('SELECT ?x WHERE { ?x ex:p ?y BIND(BNODE("b") AS ?z) }', "BNODE"),
-        ("SELECT ?x WHERE { ?x !^ex:p ?y }", "inverse in a negated property set"),
-        ("SELECT ?x FROM <http://g.org/> WHERE { ?x ex:p ?y }", "FROM"),
         ("SELECT ?x WHERE { SERVICE <http://x.org/> { ?x ex:p ?y } }", "SERVICE"),
-        ("ASK { ?x ex:p ?y }", "only SELECT"),
-        ("SELECT ?x WHERE { GRAPH ?g { ?x ex:p ?y } }", "GRAPH"),
+        ("DESCRIBE * WHERE { ?x ex:p ?y }", "DESCRIBE \\*"),
     ],
 )
 def test_unsupported_and_bad_queries_raise_one_line(data, text, match):
@@ -371,8 +372,9 @@ def test_json_and_csv_values_decode_escapes(data):
     _, store, ox = data
     text = PREFIX + "SELECT ?o WHERE { ex:x ex:note ?o }"
     want = next(iter(ox.query(text)))["o"].value
-    variables, result = run_query(store, text)
-    table = to_table(store, variables, result)
+    result = run_query(store, text)
+    variables = result.variables
+    table = to_table(store, variables, result.solutions)
     got = json.loads(format_results(variables, table, "json"))["results"]["bindings"][0]["o"]
     assert got == {"type": "literal", "value": want}
     assert want == 'line\nbreak "q" \u00e9'

@@ -28,11 +28,11 @@ def rdf():
     help="Materialise what this ontology (.ttl/.nt, or 'univ-bench' for LUBM's) entails.",
 )
 def load(data, output, infer):
-    """Parse DATA (.nt, .nq, .ttl, optionally .gz; N-Quads' graph names are dropped, every
-    graph merging into one) into the store directory OUTPUT (written to a
-    temporary directory and renamed: a failed load leaves nothing). With --infer, the
-    triples the ontology entails (RDFS, inverse and transitive properties, LUBM's class
-    definitions) are added."""
+    """Parse DATA (.nt, .nq, .ttl, optionally .gz; N-Quads keep each quad's named graph)
+    into the store directory OUTPUT (written to a temporary directory and renamed: a
+    failed load leaves nothing). With --infer, the triples the ontology entails (RDFS,
+    inverse and transitive properties, LUBM's class definitions) are added to each
+    graph."""
     from hpgraph.errors import InvalidArgumentError
     from hpgraph.rdf import Store
 
@@ -42,8 +42,10 @@ def load(data, output, infer):
     store = Store.load(data, infer=infer)
     store.save(output)
     seconds = time.perf_counter() - t0
+    graphs = f" ({len(store.named):,} named graphs)" if store.named else ""
     click.echo(
-        f"wrote {output}: {len(store):,} triples, {len(store.terms):,} terms in {seconds:.2f} s"
+        f"wrote {output}: {len(store):,} triples{graphs}, {len(store.terms):,} terms "
+        f"in {seconds:.2f} s"
     )
 
 
@@ -70,9 +72,16 @@ def lubm(universities, seed, output):
 )
 @click.option("--undirected", is_flag=True, help="Make the edges undirected.")
 @click.option(
+    "-g",
+    "--graph",
+    "graph_name",
+    metavar="IRI",
+    help="Read this named graph, or 'union' (all graphs merged); default: the default graph.",
+)
+@click.option(
     "-o", "--output", required=True, type=click.Path(dir_okay=False), help=".hpgc, .parquet, .el"
 )
-def graph(data, predicates, undirected, output):
+def graph(data, predicates, undirected, graph_name, output):
     """Write the triples of DATA (a store or an RDF file) whose predicate is one of the
     given IRIs as a graph whose vertices are the IRIs and blank nodes (literal objects are
     left out), for any kernel: ``hpgraph run pagerank OUTPUT``."""
@@ -81,12 +90,12 @@ def graph(data, predicates, undirected, output):
 
     graph_output_format(output)  # a bad extension fails before the load
     store = Store.open(data) if os.path.isdir(data) else Store.load(data)
-    g = store.subgraph(list(predicates), directed=not undirected)
+    g = store.subgraph(list(predicates), directed=not undirected, graph=graph_name)
     write_graph(g, output)
     click.echo(f"wrote {output}: {g.n:,} vertices, {g.num_edges:,} edges")
 
 
-@click.command(short_help="Run a SPARQL SELECT query on an RDF store or file.")
+@click.command(short_help="Run a SPARQL query on an RDF store or file.")
 @click.argument("data", type=click.Path())
 @click.option("-e", "--expression", "query", help="The query text.")
 @click.option("-q", "--query-file", type=click.Path(dir_okay=False), help="A file with the query.")
@@ -96,14 +105,28 @@ def graph(data, predicates, undirected, output):
     type=click.Choice(["csv", "tsv", "json"]),
     default="tsv",
     show_default=True,
-    help="W3C SPARQL 1.1 results format.",
+    help="W3C SPARQL 1.1 results format (SELECT, ASK); CONSTRUCT / DESCRIBE write N-Triples.",
+)
+@click.option(
+    "--union-default-graph",
+    is_flag=True,
+    help="Query the merge of all graphs as the default graph (unless FROM says otherwise).",
 )
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write results here.")
-def sparql(data, query, query_file, fmt, output):
-    """Answer a SPARQL SELECT query on DATA, a store directory or an RDF file."""
+def sparql(data, query, query_file, fmt, union_default_graph, output):
+    """Answer a SPARQL query on DATA, a store directory or an RDF file: SELECT and ASK in
+    the W3C results formats, CONSTRUCT and DESCRIBE as N-Triples. The default graph is
+    the store's default graph only (as pyoxigraph), all graphs with
+    --union-default-graph."""
     from hpgraph.errors import InvalidArgumentError
     from hpgraph.rdf import Store
-    from hpgraph.rdf.sparql import format_results, run_query, to_table
+    from hpgraph.rdf.sparql import (
+        format_boolean,
+        format_results,
+        format_triples,
+        run_query,
+        to_table,
+    )
 
     if (query is None) == (query_file is None):
         raise InvalidArgumentError("give exactly one of -e QUERY or -q FILE")
@@ -111,8 +134,15 @@ def sparql(data, query, query_file, fmt, output):
         with open(query_file, encoding="utf-8") as fh:
             query = fh.read()
     store = Store.open(data) if os.path.isdir(data) else Store.load(data)
-    variables, result = run_query(store, query)
-    text = format_results(variables, to_table(store, variables, result), fmt)
+    result = run_query(store, query, union=union_default_graph)
+    if result.kind == "ask":
+        text = format_boolean(result.boolean, fmt)
+    elif result.kind == "graph":
+        text = format_triples(to_table(store, result.variables, result.solutions))
+    else:
+        text = format_results(
+            result.variables, to_table(store, result.variables, result.solutions), fmt
+        )
     if output:
         with open(output, "w", encoding="utf-8", newline="") as fh:
             fh.write(text)

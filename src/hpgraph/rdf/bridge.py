@@ -1,5 +1,6 @@
-"""Given a store and predicates, returns the subgraph of those triples as an
-``hpgraph.graph.Graph`` whose vertex ids are the terms (IRIs, blank nodes)."""
+"""Given a store, predicates and one of its RDF graphs (default: the default graph),
+returns the subgraph of those triples as an ``hpgraph.graph.Graph`` whose vertex ids are
+the terms (IRIs, blank nodes)."""
 
 from __future__ import annotations
 
@@ -10,19 +11,21 @@ from hpgraph.errors import InvalidArgumentError
 __all__ = ["subgraph"]
 
 
-def subgraph(store, predicates, *, directed=True):
+def subgraph(store, predicates, *, directed=True, graph=None):
     from hpgraph.graph.csr import Graph
 
+    triples = store.graph(graph)
     if isinstance(predicates, str):
         predicates = [predicates]
     parts = []
     for iri in predicates:
         key = iri if iri.startswith("<") else "<" + iri + ">"
         pid = store.lookup(key)
-        if pid < 0 or pid not in store.pred_range:
-            raise InvalidArgumentError(f"predicate {key} is not in the store")
-        a, b = store.pred_range[pid]
-        parts.append(store.pso[a:b])
+        if pid < 0 or pid not in triples.pred_range:
+            where = "the store" if graph is None else f"graph {graph}"
+            raise InvalidArgumentError(f"predicate {key} is not in {where}")
+        a, b = triples.pred_range[pid]
+        parts.append(triples.pso[a:b])
     edges = np.concatenate(parts)
     is_lit = np.fromiter((t.startswith('"') for t in store.terms), bool, len(store.terms))
     edges = edges[~is_lit[edges[:, 2]]]

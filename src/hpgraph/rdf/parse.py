@@ -1,6 +1,6 @@
 """Given an N-Triples, N-Quads or Turtle file (optionally ``.gz``), returns its triples as
-canonical term strings, streamed in blocks. N-Quads are read as triples: the graph name is
-dropped, so the triples of all graphs are merged into one graph (a set).
+canonical term strings, streamed in blocks, or as term ids; N-Quads keep each quad's graph
+name (an IRI or a blank node; none: the default graph) as a fourth id column.
 
 Terms are kept in one canonical text form, the key of the dictionary: ``<iri>``,
 ``_:label``, ``"lexical"`` (escaped as rdflib's ``n3()`` escapes), ``"lexical"@lang`` or
@@ -18,6 +18,7 @@ import re
 import numpy as np
 
 from hpgraph.errors import GraphFormatError
+from hpgraph.rdf.triples import DEFAULT_GRAPH
 
 __all__ = ["iter_triples", "read_nt_ids", "canonical_literal", "rdf_format", "BLOCK"]
 
@@ -49,7 +50,7 @@ _LINE = re.compile(
 )
 _QUAD = re.compile(
     _LINE.pattern.replace(r"[ \t]*\.[ \t]*(?:#.*)?$", "")
-    + r"[ \t]*(?:"
+    + r"[ \t]*("
     + _IRI
     + "|"
     + _BNODE
@@ -116,7 +117,7 @@ def _iter_nt(path):
             lines = fh.readlines(1 << 22)
             if not lines:
                 return
-            block = _block_by_line(lines, path, lineno, rdf_format(path) == "nq")
+            block = _block_by_line(lines, path, lineno, rdf_format(path) == "nq")[:3]
             lineno += len(lines)
             for i in range(0, len(block[0]), BLOCK):
                 yield block[0][i : i + BLOCK], block[1][i : i + BLOCK], block[2][i : i + BLOCK]
@@ -134,9 +135,10 @@ def _literal(lex, lang, dt):
 
 
 def _block_by_line(lines, path, lineno, quads=False):
-    """(subjects, predicates, objects) of ``lines``, the first being line ``lineno + 1``;
-    ``quads``: N-Quads lines, whose graph name is dropped."""
-    s_out, p_out, o_out = [], [], []
+    """(subjects, predicates, objects, graphs) of ``lines``, the first being line
+    ``lineno + 1``; ``quads``: N-Quads lines (else the graphs list stays empty), a quad
+    without a graph name has graph None (the default graph)."""
+    s_out, p_out, o_out, g_out = [], [], [], []
     match = (_QUAD if quads else _LINE).match
     for i, line in enumerate(lines, lineno + 1):
         m = match(line, 0, len(line.rstrip("\r\n")))
@@ -144,7 +146,9 @@ def _block_by_line(lines, path, lineno, quads=False):
             if _BLANK.match(line.rstrip("\r\n")):
                 continue
             raise GraphFormatError(f"malformed N-{'Quads' if quads else 'Triples'} line", path, i)
-        s, p, o, lex, lang, dt = m.groups()
+        s, p, o, lex, lang, dt = m.groups()[:6]
+        if quads:
+            g_out.append(m.group(7))
         if o is None:
             try:
                 o = _literal(lex, lang, dt)
@@ -153,12 +157,14 @@ def _block_by_line(lines, path, lineno, quads=False):
         s_out.append(s)
         p_out.append(p)
         o_out.append(o)
-    return s_out, p_out, o_out
+    return s_out, p_out, o_out, g_out
 
 
 def read_nt_ids(path, ids: dict) -> np.ndarray:
-    """The triples of an N-Triples or N-Quads file (``.gz`` too) as an (m, 3) int64 array
-    of term ids; new terms are added to ``ids`` (key -> id) in order of first appearance.
+    """The triples of an N-Triples file (``.gz`` too) as an (m, 3) int64 array of term ids,
+    or the quads of an N-Quads file as (m, 4): subject, predicate, object, graph (the
+    graph name's id, ``DEFAULT_GRAPH`` for a quad in the default graph); new terms are
+    added to ``ids`` (key -> id) in order of first appearance.
 
     Blocks of about 64 MiB of whole N-Triples lines go through the compiled scanner of
     :mod:`hpgraph.rdf._ntscan` (term spans and hashes; only each distinct term is decoded
@@ -182,7 +188,7 @@ def read_nt_ids(path, ids: dict) -> np.ndarray:
                 lineno += lines
             if not chunk:
                 break
-    return np.concatenate(out) if out else np.empty((0, 3), np.int64)
+    return np.concatenate(out) if out else np.empty((0, 4 if quads else 3), np.int64)
 
 
 def _scanned_literal(term):
@@ -225,11 +231,13 @@ def _block_ids(data: bytes, path, lineno, ids, fast, quads):
         lines = data.decode("utf-8").split("\n")
     except UnicodeDecodeError as exc:
         raise GraphFormatError(f"not UTF-8 ({exc.reason})", path) from None
-    s, p, o = _block_by_line(lines[:-1] if lines[-1] == "" else lines, path, lineno, quads)
-    block = np.empty((len(s), 3), np.int64)
+    s, p, o, g = _block_by_line(lines[:-1] if lines[-1] == "" else lines, path, lineno, quads)
+    block = np.empty((len(s), 4 if quads else 3), np.int64)
     block[:, 0] = [put(t, len(ids)) for t in s]
     block[:, 1] = [put(t, len(ids)) for t in p]
     block[:, 2] = [put(t, len(ids)) for t in o]
+    if quads:
+        block[:, 3] = [DEFAULT_GRAPH if t is None else put(t, len(ids)) for t in g]
     return block, data.count(b"\n")
 
 

@@ -1,9 +1,13 @@
-"""Given RDF triples (a file or a store directory), returns a dictionary-encoded triple
-store: term strings to dense int64 ids, triples sorted by (p, s, o) and (p, o, s).
+"""Given RDF data (a file or a store directory), returns a dictionary-encoded RDF dataset:
+term strings to dense int64 ids, and per graph (the default graph and the named graphs of
+N-Quads) the triples sorted by (p, s, o) and (p, o, s).
 
 A store directory holds ``terms.bin`` (UTF-8 terms back to back), ``offsets.npy``,
-``pso.npy`` and ``pos.npy`` (``(m, 3)`` int64 id arrays) and ``meta.json``. It is written
-to a temporary sibling directory and renamed, so a failed load leaves nothing.
+``pso.npy`` and ``pos.npy`` ((m, 3) int64 id arrays, every graph's rows back to back),
+``graphs.npy`` ((k, 3) int64: graph id, start row, end row; the default graph's id is
+``DEFAULT_GRAPH``, a named graph's the id of its name) and ``meta.json``. Version 1 stores
+(no ``graphs.npy``: one default graph) still open. A store is written to a temporary
+sibling directory and renamed, so a failed load leaves nothing.
 """
 
 from __future__ import annotations
@@ -16,36 +20,47 @@ import tempfile
 import numpy as np
 
 from hpgraph.errors import GraphFormatError, InvalidArgumentError
+from hpgraph.rdf.triples import DEFAULT_GRAPH, Triples, sort_quads
 
-__all__ = ["Store"]
+__all__ = ["Store", "DEFAULT_GRAPH"]
 
-_VERSION = 1
+_VERSION = 2
+_READS = (1, 2)
 
 
 class Store:
-    """An in-memory RDF store. Build with :meth:`load` (a file) or :meth:`open` (a store)."""
+    """An in-memory RDF dataset. Build with :meth:`load` (a file) or :meth:`open` (a store).
 
-    def __init__(self, terms, pso, pos):
+    ``default`` is the default graph and ``named`` maps a graph name's id to its graph
+    (both :class:`~hpgraph.rdf.triples.Triples`); ``pso``, ``pos``, ``pred_range`` and
+    ``nodes`` are the default graph's."""
+
+    def __init__(self, terms, pso, pos, graphs=None):
         self.terms = terms  # list of canonical term strings, index = id
-        self.pso = pso  # (m, 3) int64 columns s, p, o sorted by p, s, o
-        self.pos = pos  # (m, 3) int64 columns s, p, o sorted by p, o, s
+        if graphs is None:
+            graphs = np.array([[DEFAULT_GRAPH, 0, len(pso)]] if len(pso) else [], np.int64)
+        self.graph_ranges = np.asarray(graphs, np.int64).reshape(-1, 3)
+        self._all = (pso, pos)
+        self.default = Triples(pso[:0], pos[:0])
+        self.named: dict[int, Triples] = {}
+        for g, a, b in self.graph_ranges.tolist():
+            part = Triples(pso[a:b], pos[a:b])
+            if g == DEFAULT_GRAPH:
+                self.default = part
+            else:
+                self.named[g] = part
         self._ids = None
-        self._nodes = None
-        preds, starts = np.unique(pso[:, 1], return_index=True) if len(pso) else ([], [])
-        ends = list(starts[1:]) + [len(pso)] if len(pso) else []
-        self.pred_range = {
-            int(p): (int(a), int(b)) for p, a, b in zip(preds, starts, ends, strict=True)
-        }
+        self._union = None
 
     # ------------------------------------------------------------------ building
     @classmethod
     def load(cls, path, *, infer=None) -> Store:
-        """Parse an N-Triples, N-Quads (graph names dropped: all graphs merged) or Turtle
-        file (``.gz`` too); a store directory is opened.
+        """Parse an N-Triples, N-Quads (each quad kept in its graph) or Turtle file
+        (``.gz`` too); a store directory is opened.
 
         ``infer``: an ontology file (Turtle or N-Triples), or ``"univ-bench"`` for LUBM's
-        built-in ontology, whose entailments are materialised into the store (see
-        :mod:`hpgraph.rdf.infer`); the ontology's own triples are not stored."""
+        built-in ontology, whose entailments are materialised into each graph of the store
+        (see :mod:`hpgraph.rdf.infer`); the ontology's own triples are not stored."""
         from hpgraph.rdf.parse import iter_triples, rdf_format, read_nt_ids
 
         if os.path.isdir(path):
@@ -53,8 +68,11 @@ class Store:
                 raise InvalidArgumentError(f"{path}: a store is already built; infer on load")
             return cls.open(path)
         ids: dict[str, int] = {}
+        graph = None
         if rdf_format(path) in ("nt", "nq"):
             spo = read_nt_ids(path, ids)
+            if spo.shape[1] == 4:
+                spo, graph = spo[:, :3], spo[:, 3]
         else:
             put = ids.setdefault
             cols = []
@@ -66,21 +84,25 @@ class Store:
                 cols.append(block)
             spo = np.concatenate(cols) if cols else np.empty((0, 3), dtype=np.int64)
         if infer is not None:
-            spo = _infer(spo, ids, infer)
-        store = cls(list(ids), *_permutations(spo))
+            spo, graph = _infer(spo, graph, ids, infer)
+        store = cls(list(ids), *sort_quads(spo, graph))
         store._ids = ids
         return store
 
     @classmethod
     def open(cls, path) -> Store:
-        """Reopen a store directory written by :meth:`save`."""
+        """Reopen a store directory written by :meth:`save` (this version or version 1)."""
         meta_path = os.path.join(path, "meta.json")
         if not os.path.isfile(meta_path):
             raise GraphFormatError("not an hpgraph RDF store (no meta.json)", path)
         with open(meta_path) as fh:
             meta = json.load(fh)
-        if meta.get("format") != "hpgraph-rdf" or meta.get("version") != _VERSION:
-            raise GraphFormatError("not an hpgraph RDF store of this version", path)
+        if meta.get("format") != "hpgraph-rdf" or meta.get("version") not in _READS:
+            raise GraphFormatError(
+                f"not an hpgraph RDF store of version {' or '.join(map(str, _READS))} "
+                f"(found version {meta.get('version')}): load the data again",
+                path,
+            )
         with open(os.path.join(path, "terms.bin"), "rb") as fh:
             blob = fh.read()
         offsets = np.load(os.path.join(path, "offsets.npy"))
@@ -93,7 +115,10 @@ class Store:
             terms = [blob[a:b].decode("utf-8") for a, b in zip(off[:-1], off[1:], strict=True)]
         pso = np.load(os.path.join(path, "pso.npy"))
         pos = np.load(os.path.join(path, "pos.npy"))
-        return cls(terms, pso, pos)
+        graphs = None
+        if meta["version"] >= 2:
+            graphs = np.load(os.path.join(path, "graphs.npy"))
+        return cls(terms, pso, pos, graphs)
 
     def save(self, path) -> None:
         """Write the store directory ``path`` (must not exist) atomically."""
@@ -109,12 +134,14 @@ class Store:
             with open(os.path.join(tmp, "terms.bin"), "wb") as fh:
                 fh.write(b"".join(encoded))
             np.save(os.path.join(tmp, "offsets.npy"), offsets)
-            np.save(os.path.join(tmp, "pso.npy"), self.pso)
-            np.save(os.path.join(tmp, "pos.npy"), self.pos)
+            np.save(os.path.join(tmp, "pso.npy"), self._all[0])
+            np.save(os.path.join(tmp, "pos.npy"), self._all[1])
+            np.save(os.path.join(tmp, "graphs.npy"), self.graph_ranges)
             meta = {
                 "format": "hpgraph-rdf",
                 "version": _VERSION,
-                "triples": int(len(self.pso)),
+                "triples": len(self),
+                "named_graphs": len(self.named),
                 "terms": len(self.terms),
             }
             with open(os.path.join(tmp, "meta.json"), "w") as fh:
@@ -126,7 +153,24 @@ class Store:
 
     # ------------------------------------------------------------------ access
     def __len__(self) -> int:
-        return int(len(self.pso))
+        """The number of triples in all graphs (a triple in two graphs counts twice)."""
+        return int(len(self._all[0]))
+
+    @property
+    def pso(self) -> np.ndarray:
+        return self.default.pso
+
+    @property
+    def pos(self) -> np.ndarray:
+        return self.default.pos
+
+    @property
+    def pred_range(self) -> dict[int, tuple[int, int]]:
+        return self.default.pred_range
+
+    @property
+    def nodes(self) -> np.ndarray:
+        return self.default.nodes
 
     @property
     def ids(self) -> dict[str, int]:
@@ -135,41 +179,57 @@ class Store:
             self._ids = {t: i for i, t in enumerate(self.terms)}
         return self._ids
 
-    @property
-    def nodes(self) -> np.ndarray:
-        """The sorted ids of every subject and object (built on first use): the nodes a
-        zero-length property path reaches from themselves."""
-        if self._nodes is None:
-            self._nodes = np.unique(np.concatenate([self.pso[:, 0], self.pso[:, 2]]))
-        return self._nodes
-
     def lookup(self, key: str) -> int:
         """The id of a canonical term string, -1 when absent."""
         return self.ids.get(key, -1)
 
     def predicate_count(self, pid: int) -> int:
-        a, b = self.pred_range.get(pid, (0, 0))
-        return b - a
+        return self.default.predicate_count(pid)
 
-    def query(self, text: str, *, as_pandas: bool = False):
-        """Run a SPARQL SELECT; returns a pyarrow Table (or a pandas frame) of terms
-        (strings in N-Triples form; unbound is null)."""
+    def graph(self, name=None) -> Triples:
+        """The default graph (``name`` None), a named graph (an IRI, ``<iri>`` or
+        ``_:label``; empty when absent), or ``"union"``: the merge of every graph
+        (built on first use)."""
+        if name is None:
+            return self.default
+        if name == "union":
+            if self._union is None:
+                self._union = (
+                    Triples.merge([self.default, *self.named.values()])
+                    if self.named
+                    else self.default
+                )
+            return self._union
+        key = name if name.startswith(("<", "_:")) else "<" + name + ">"
+        empty = Triples(self.default.pso[:0], self.default.pos[:0])
+        return self.named.get(self.lookup(key), empty)
+
+    def query(self, text: str, *, as_pandas: bool = False, use_default_graph_as_union=False):
+        """Run a SPARQL query. SELECT: a pyarrow Table (or a pandas frame) of terms (strings
+        in N-Triples form; unbound is null); ASK: a bool; CONSTRUCT and DESCRIBE: a table
+        of triples (columns subject, predicate, object). The default graph is the store's
+        default graph only, or with ``use_default_graph_as_union`` the merge of all graphs
+        (as pyoxigraph's option of that name); FROM / FROM NAMED choose it in the query."""
         from hpgraph.rdf.sparql import run_query, to_table
 
-        variables, table = run_query(self, text)
-        out = to_table(self, variables, table)
+        result = run_query(self, text, union=use_default_graph_as_union)
+        if result.kind == "ask":
+            return result.boolean
+        out = to_table(self, result.variables, result.solutions)
         return out.to_pandas() if as_pandas else out
 
-    def subgraph(self, predicates, *, directed: bool = True):
+    def subgraph(self, predicates, *, directed: bool = True, graph=None):
         """The graph of the triples whose predicate is one of ``predicates`` (IRIs), IRIs
         and blank nodes as vertices; returns ``hpgraph.graph.Graph`` with ``ids`` the
-        vertices' terms."""
+        vertices' terms. ``graph``: which RDF graph, as :meth:`graph` takes it (default:
+        the default graph)."""
         from hpgraph.rdf.bridge import subgraph
 
-        return subgraph(self, predicates, directed=directed)
+        return subgraph(self, predicates, directed=directed, graph=graph)
 
 
-def _infer(spo, ids, ontology):
+def _infer(spo, graph, ids, ontology):
+    """``spo`` with what ``ontology`` entails, derived in each graph apart."""
     from hpgraph.rdf.infer import TYPE, materialise, read_ontology
 
     def intern(key):
@@ -186,28 +246,11 @@ def _infer(spo, ids, ontology):
         onto = read_ontology(ontology, intern)
     type_id = intern(TYPE)
     is_literal = np.fromiter((t.startswith('"') for t in ids), bool, len(ids))
-    return materialise(spo, onto, type_id, is_literal)
-
-
-def _permutations(spo):
-    """PSO and POS orders of the distinct rows of ``spo`` (an RDF graph is a set)."""
-    pso = spo[_order(spo, (1, 0, 2))]
-    if len(pso) > 1:
-        keep = np.ones(len(pso), bool)
-        keep[1:] = np.any(pso[1:] != pso[:-1], axis=1)
-        pso = pso[keep]
-    pos = pso[_order(pso, (1, 2, 0))]
-    return np.ascontiguousarray(pso), np.ascontiguousarray(pos)
-
-
-def _order(spo, columns):
-    """The row order sorting by ``columns`` (predicate first): one argsort of a folded
-    int64 key, predicates ranked (they are few), when it fits; else a lexsort."""
-    if len(spo) == 0:
-        return np.arange(0)
-    n = int(spo.max()) + 1
-    preds, rank = np.unique(spo[:, 1], return_inverse=True)
-    if n * n * len(preds) >= 1 << 62:
-        return np.lexsort(tuple(spo[:, c] for c in reversed(columns)))
-    _, b, c = columns
-    return np.argsort((rank.reshape(-1) * n + spo[:, b]) * n + spo[:, c], kind="stable")
+    if graph is None or len(spo) == 0:
+        return materialise(spo, onto, type_id, is_literal), graph
+    parts, names = [], []
+    for g in np.unique(graph):
+        part = materialise(spo[graph == g], onto, type_id, is_literal)
+        parts.append(part)
+        names.append(np.full(len(part), g, np.int64))
+    return np.concatenate(parts), np.concatenate(names)

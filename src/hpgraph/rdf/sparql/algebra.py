@@ -10,6 +10,9 @@ import numpy as np
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.rdf.sparql.bgp import bgp
 from hpgraph.rdf.sparql.columns import expr_column, filter_mask, filter_rows
+from hpgraph.rdf.sparql.forms import Result, construct, describe
+from hpgraph.rdf.sparql.grammar import fix_negated_inverse, keep_false_filters
+from hpgraph.rdf.sparql.graphs import choose_dataset, graph_pattern
 from hpgraph.rdf.sparql.modifiers import aggregate, distinct, order_by
 from hpgraph.rdf.sparql.table import Table, join, left_join, minus, union
 from hpgraph.rdf.sparql.terms import Ctx, Unsupported
@@ -74,12 +77,23 @@ def eval_node(ctx, node) -> Table:
         else:
             cols[str(node.var)] = expr_column(ctx, node.expr, t)
         return Table(cols, t.n, t.maybe | {str(node.var)})
+    if name == "Graph":
+        return graph_pattern(ctx, node, _evaluate)
     names = {
-        "Graph": "GRAPH (the store keeps no named graphs: N-Quads graph names are dropped)",
         "Group": "GROUP BY",
         "ServiceGraphPattern": "SERVICE",
     }
     raise Unsupported(names.get(name, name))
+
+
+def _evaluate(ctx, node, seed) -> Table:
+    """The solutions of ``node`` joined with ``seed`` (None: none); a BGP takes the seed
+    into its join order."""
+    if seed is None:
+        return eval_node(ctx, node)
+    if node.name == "BGP":
+        return bgp(ctx, node.triples, seed)
+    return join(eval_node(ctx, node), seed)
 
 
 def _join(ctx, p1, p2) -> Table:
@@ -114,8 +128,15 @@ def translate(text: str):
     from rdflib.plugins.sparql.algebra import translateQuery
     from rdflib.plugins.sparql.parser import parseQuery
 
+    fix_negated_inverse()
     try:
-        query = translateQuery(parseQuery(text))
+        parsed = parseQuery(text)
+        if parsed[1].name == "DescribeQuery" and "var" not in parsed[1]:
+            raise Unsupported("DESCRIBE * (rdflib cannot translate it; name the variables)")
+        keep_false_filters(parsed)
+        query = translateQuery(parsed)
+        if _empty_template(parsed[1]):  # rdflib gives None, as for CONSTRUCT WHERE
+            query.algebra["template"] = []
         return query.algebra, query.prologue.base or None
     except InvalidArgumentError:
         raise
@@ -124,16 +145,32 @@ def translate(text: str):
         raise InvalidArgumentError(f"SPARQL syntax error: {msg[:200]}") from None
 
 
-def run_query(store, text: str):
-    """Parse, translate and execute ``text``; returns (variable names, ids by column, ctx)."""
+def _empty_template(parsed) -> bool:
+    """Whether a parsed query is ``CONSTRUCT { } WHERE { ... }`` (the short form
+    ``CONSTRUCT WHERE { ... }`` reads its template from a pseudo group pattern)."""
+    if parsed.name != "ConstructQuery" or "template" in parsed:
+        return False
+    where = dict.get(parsed, "where")
+    return getattr(where, "name", None) != "FakeGroupGraphPatten"
+
+
+def run_query(store, text: str, *, union: bool = False) -> Result:
+    """Parse, translate and execute ``text`` (SELECT, ASK, CONSTRUCT or DESCRIBE) on
+    ``store``; ``union``: the default graph is the merge of all graphs (pyoxigraph's
+    ``use_default_graph_as_union``) unless the query has FROM / FROM NAMED."""
     algebra, base = translate(text)
-    if algebra.name != "SelectQuery":
-        raise Unsupported(f"{algebra.name} (only SELECT)")
-    if algebra.get("datasetClause"):
-        raise Unsupported("FROM / FROM NAMED (the store keeps no named graphs)")
     ctx = Ctx(store)
     ctx.base = base
+    choose_dataset(ctx, algebra.get("datasetClause"), union)
+    kind = algebra.name
+    if kind == "DescribeQuery":
+        table = Table({}, 1) if algebra.p is None else eval_node(ctx, algebra.p)
+        return describe(ctx, algebra.PV, table)
     table = eval_node(ctx, algebra.p)
+    if kind == "AskQuery":
+        return Result("ask", [], None, table.n > 0)
+    if kind == "ConstructQuery":
+        return construct(ctx, algebra.template, algebra.p, table)
     variables = [str(v) for v in algebra.PV]
     cols = [table.cols.get(v, np.full(table.n, -1, np.int64)) for v in variables]
-    return variables, (cols, table.n, ctx)
+    return Result("select", variables, (cols, table.n, ctx))

@@ -26,30 +26,31 @@ LOOKUP_RATIO = 8
 
 
 class _Pattern:
-    """One triple pattern over a store: terms are ints (ids) or str (variable names)."""
+    """One triple pattern over a graph (:class:`~hpgraph.rdf.triples.Triples`): terms are
+    ints (ids) or str (variable names)."""
 
-    def __init__(self, store, s, p, o):
-        self.store = store
+    def __init__(self, graph, s, p, o):
+        self.graph = graph
         self.terms = (s, p, o)
         self.vars = {t for t in self.terms if isinstance(t, str)}
         self.rows = np.empty((0, 3), np.int64)
         if any(isinstance(t, int) and t < 0 for t in self.terms):
             return
         if isinstance(p, int):
-            if p not in store.pred_range:
+            if p not in graph.pred_range:
                 return
-            a, b = store.pred_range[p]
+            a, b = graph.pred_range[p]
             if isinstance(s, int):
-                rows = store.pso[a:b]
+                rows = graph.pso[a:b]
                 lo, hi = np.searchsorted(rows[:, 0], [s, s + 1])
                 rows = rows[lo:hi]
             else:
-                rows = store.pos[a:b]
+                rows = graph.pos[a:b]
                 if isinstance(o, int):
                     lo, hi = np.searchsorted(rows[:, 2], [o, o + 1])
                     rows = rows[lo:hi]
         else:
-            rows = store.pso
+            rows = graph.pso
         self.rows = rows
 
     @property
@@ -78,11 +79,11 @@ class _Pattern:
         s, p, o = self.terms
         if not isinstance(p, int) or self.n == 0:
             return None
-        a, b = self.store.pred_range[p]
+        a, b = self.graph.pred_range[p]
         if var == s:  # (p, o) range of POS, or p range of PSO: sorted by s
-            rows, col = (self.rows if isinstance(o, int) else self.store.pso[a:b]), 0
+            rows, col = (self.rows if isinstance(o, int) else self.graph.pso[a:b]), 0
         elif var == o:  # (p, s) range of PSO, or p range of POS: sorted by o
-            rows, col = (self.rows if isinstance(s, int) else self.store.pos[a:b]), 2
+            rows, col = (self.rows if isinstance(s, int) else self.graph.pos[a:b]), 2
         else:
             return None
         lo = np.searchsorted(rows[:, col], values, "left")
@@ -137,7 +138,7 @@ def bgp(ctx, triples, seed: Table | None = None) -> Table:
 
 
 def _patterns(ctx, triples, seed) -> Table:
-    patterns = [_Pattern(ctx.store, *_terms(ctx, t)) for t in triples]
+    patterns = [_Pattern(ctx.graph, *_terms(ctx, t)) for t in triples]
     if seed is not None:
         patterns.append(_Seed(seed))
     if not patterns:

@@ -5,9 +5,9 @@ Evaluated for all rows at once: the distinct combinations of the outer variables
 pattern mentions become a seed table (each with a row number), the pattern is evaluated
 joined with the seed (a BGP takes the seed into its join order, a FILTER in the pattern
 sees the seed's bindings, as substitution gives), and a row exists where its combination
-survives. OPTIONAL is seeded on both sides, MINUS on its left side; a MINUS whose right
-side, a BIND or a sub-SELECT that mentions an outer variable raises ``Unsupported``
-(substitution and a join differ there)."""
+survives. OPTIONAL is seeded on both sides, MINUS on its left side, GRAPH inside (one
+named graph at a time); a MINUS whose right side, a BIND or a sub-SELECT that mentions an
+outer variable raises ``Unsupported`` (substitution and a join differ there)."""
 
 from __future__ import annotations
 
@@ -89,6 +89,7 @@ def _seeded(ctx, node, seed: Table, outer) -> Table:
     from hpgraph.rdf.sparql.algebra import eval_node
     from hpgraph.rdf.sparql.bgp import bgp
     from hpgraph.rdf.sparql.columns import filter_mask, filter_rows
+    from hpgraph.rdf.sparql.graphs import graph_pattern
 
     name = node.name
     if name == "BGP":
@@ -112,6 +113,8 @@ def _seeded(ctx, node, seed: Table, outer) -> Table:
         return minus(_seeded(ctx, node.p1, seed, outer), eval_node(ctx, node.p2))
     if name == "ToMultiSet" and not isinstance(node.p, list):
         return _seeded(ctx, node.p, seed, outer)
+    if name == "Graph":
+        return graph_pattern(ctx, node, lambda c, p, s: _seeded(c, p, s, outer), seed)
     if name in ("values", "ToMultiSet") or not pattern_vars(node, set()) & outer:
         return join(seed, eval_node(ctx, node))
     raise Unsupported(f"EXISTS over {name} using a variable bound outside it")

@@ -47,19 +47,27 @@ def _tree(ctx, path, inv=False):
     if isinstance(path, MulPath):
         return ("mul", _tree(ctx, path.path, inv), path.mod)
     if isinstance(path, NegatedPath):
-        if not all(isinstance(a, URIRef) for a in path.args):
-            # rdflib 7's grammar keeps no IRI for ``^iri`` inside a negated set
+        forward = [a for a in path.args if isinstance(a, URIRef)]
+        backward = [a.arg for a in path.args if isinstance(a, InvPath)]
+        if len(forward) + len(backward) != len(path.args) or not all(
+            isinstance(a, URIRef) for a in backward
+        ):  # rdflib's grammar without the fix of .grammar: ``^`` without its IRI
             raise Unsupported("inverse in a negated property set (!^p, !(p|^q))")
-        return ("neg", [ctx.store.lookup(term_key(a)) for a in path.args], inv)
+        parts = [
+            ("neg", [ctx.store.lookup(term_key(a)) for a in group], flip)
+            for group, flip in ((forward, inv), (backward, not inv))
+            if group
+        ]
+        return parts[0] if len(parts) == 1 else ("alt", parts)
     raise Unsupported(f"{type(path).__name__.replace('Path', '').lower()} property path")
 
 
-def _edges(store, pid, inv, src):
+def _edges(graph, pid, inv, src):
     """(s, o) of predicate ``pid`` read forwards or backwards, from ``src`` if given."""
-    if pid not in store.pred_range:
+    if pid not in graph.pred_range:
         return np.empty(0, np.int64), np.empty(0, np.int64)
-    a, b = store.pred_range[pid]
-    rows = store.pos[a:b] if inv else store.pso[a:b]
+    a, b = graph.pred_range[pid]
+    rows = graph.pos[a:b] if inv else graph.pso[a:b]
     first, second = (2, 0) if inv else (0, 2)
     if src is not None:
         key = rows[:, first]
@@ -70,15 +78,15 @@ def _edges(store, pid, inv, src):
     return np.ascontiguousarray(rows[:, first]), np.ascontiguousarray(rows[:, second])
 
 
-def _negated(store, excluded, inv, src):
+def _negated(graph, excluded, inv, src):
     """(s, o) of every triple whose predicate is not ``excluded``: from few sources, a
-    binary search per other predicate; else one pass over the store."""
-    if src is not None and len(store.pred_range) * (len(src) + 64) < len(store.pso):
-        parts = [_edges(store, p, inv, src) for p in store.pred_range if p not in excluded]
+    binary search per other predicate; else one pass over the graph."""
+    if src is not None and len(graph.pred_range) * (len(src) + 64) < len(graph.pso):
+        parts = [_edges(graph, p, inv, src) for p in graph.pred_range if p not in excluded]
         if not parts:
             return np.empty(0, np.int64), np.empty(0, np.int64)
         return np.concatenate([a for a, _ in parts]), np.concatenate([b for _, b in parts])
-    rows = store.pso
+    rows = graph.pso
     first, second = (2, 0) if inv else (0, 2)
     keep = ~np.isin(rows[:, 1], np.array(excluded, np.int64))
     if src is not None:
@@ -97,7 +105,7 @@ def _closure(ctx, inner, mod, src):
     np.cumsum(np.bincount(ls, minlength=len(nodes)), out=indptr[1:])
     indices = lo[order].astype(np.int64)
     if src is None:
-        src = np.unique(es) if mod == "+" else ctx.store.nodes
+        src = np.unique(es) if mod == "+" else ctx.graph.nodes
     local = np.full(len(src), -1, np.int64)
     if len(nodes):
         pos = np.minimum(np.searchsorted(nodes, src), len(nodes) - 1)
@@ -112,9 +120,9 @@ def _relation(ctx, node, src):
     """(s, o) id arrays of a path tree, only pairs with s in ``src`` (sorted) if given."""
     kind = node[0]
     if kind == "edge":
-        return _edges(ctx.store, node[1], node[2], src)
+        return _edges(ctx.graph, node[1], node[2], src)
     if kind == "neg":
-        return _negated(ctx.store, node[1], node[2], src)
+        return _negated(ctx.graph, node[1], node[2], src)
     if kind == "alt":
         parts = [_relation(ctx, p, src) for p in node[1]]
         return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])

@@ -1,5 +1,5 @@
-"""Query results out: a pyarrow Table of N-Triples terms, and the W3C SPARQL 1.1 JSON,
-CSV and TSV result formats."""
+"""Query results out: a pyarrow Table of N-Triples terms; the W3C SPARQL 1.1 JSON, CSV and
+TSV result formats of SELECT and ASK; CONSTRUCT and DESCRIBE's triples as N-Triples."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.rdf.sparql.terms import split_literal, term_value
 
-__all__ = ["to_table", "format_results"]
+__all__ = ["to_table", "format_results", "format_boolean", "format_triples"]
 
 
 def to_table(store, variables, result):
@@ -82,3 +82,22 @@ def format_results(variables, table, fmt: str) -> str:
             w.writerow(out)
         return buf.getvalue()
     raise InvalidArgumentError(f"unknown result format {fmt!r} (csv, tsv, json)")
+
+
+def format_boolean(value: bool, fmt: str) -> str:
+    """ASK's answer: JSON ``{"head":{},"boolean":true}`` (W3C); CSV and TSV, which the W3C
+    formats define for SELECT only, ``true`` / ``false`` as pyoxigraph writes them."""
+    import json
+
+    if fmt == "json":
+        return json.dumps({"head": {}, "boolean": bool(value)}, separators=(",", ":")) + "\n"
+    if fmt in ("csv", "tsv"):
+        return ("true" if value else "false") + "\n"
+    raise InvalidArgumentError(f"unknown result format {fmt!r} (csv, tsv, json)")
+
+
+def format_triples(table) -> str:
+    """CONSTRUCT / DESCRIBE's triples (:func:`to_table`'s subject, predicate, object
+    columns) as N-Triples lines: the terms are already in N-Triples form."""
+    cols = [table.column(i).to_pylist() for i in range(3)]
+    return "".join(f"{s} {p} {o} .\n" for s, p, o in zip(*cols, strict=True))

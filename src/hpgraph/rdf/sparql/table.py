@@ -10,7 +10,17 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["Table", "fold", "rows_unique", "match_keys", "join", "left_join", "minus", "union"]
+__all__ = [
+    "Table",
+    "fold",
+    "rows_unique",
+    "match_keys",
+    "join",
+    "left_join",
+    "minus",
+    "union",
+    "union_all",
+]
 
 
 class Table:
@@ -170,11 +180,15 @@ def minus(a: Table, b: Table) -> Table:
 
 
 def union(a: Table, b: Table) -> Table:
-    names = list(a.cols) + [v for v in b.cols if v not in a.cols]
-    cols = {}
-    for v in names:
-        x = a.cols.get(v, np.full(a.n, -1, np.int64))
-        y = b.cols.get(v, np.full(b.n, -1, np.int64))
-        cols[v] = np.concatenate([x, y])
-    maybe = a.maybe | b.maybe | (set(a.cols) ^ set(b.cols))
-    return Table(cols, a.n + b.n, maybe)
+    return union_all([a, b])
+
+
+def union_all(tables) -> Table:
+    """The rows of every table, one after another (a variable a table lacks is unbound)."""
+    names = list(dict.fromkeys(v for t in tables for v in t.cols))
+    cols = {
+        v: np.concatenate([t.cols.get(v, np.full(t.n, -1, np.int64)) for t in tables])
+        for v in names
+    }
+    maybe = set().union(*(t.maybe | (set(names) - set(t.cols)) for t in tables))
+    return Table(cols, sum(t.n for t in tables), maybe)

@@ -24,8 +24,14 @@ class Unsupported(InvalidArgumentError):
 
 
 class Ctx:
+    """One query's evaluation state: the store (its dictionary), the terms the query made,
+    and the dataset: ``graph`` the active graph the patterns read (the default graph, or
+    a named graph inside GRAPH) and ``named`` the named graphs (id -> Triples)."""
+
     def __init__(self, store):
         self.store = store
+        self.graph = store.default
+        self.named = store.named
         self.extra: list[str] = []
         self.extra_ids: dict[str, int] = {}
         self._values: dict[int, tuple] = {}

@@ -1,0 +1,94 @@
+"""Named graphs in queries: the dataset a query reads (its default graph and its named
+graphs, chosen by FROM / FROM NAMED) and ``GRAPH <iri> { P }`` / ``GRAPH ?g { P }``.
+
+The default graph semantics follow pyoxigraph's default (and SPARQL's, section 13): without
+FROM / FROM NAMED the default graph is the store's default graph only (the quads without
+a graph name) and the named graphs are all the store's; with ``union`` (pyoxigraph's
+``use_default_graph_as_union``) the default graph is the merge of every graph. A dataset
+clause replaces both: the default graph is the merge of the FROM graphs (empty without
+one) and the named graphs are the FROM NAMED graphs the store holds (none without one).
+
+``GRAPH ?g { P }`` evaluates P once per named graph of the dataset (each graph is a slice
+of the store's arrays, so switching costs nothing) joined with ``?g`` bound to the graph's
+name, and concatenates; a graph name also used in P (``GRAPH ?g { ?g ?p ?o }``) joins as
+any variable does. ``GRAPH <iri> { P }`` evaluates P in that graph, or gives no solution
+when the dataset has no such named graph."""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from hpgraph.rdf.sparql.table import Table, join, union_all
+from hpgraph.rdf.triples import Triples
+
+__all__ = ["choose_dataset", "graph_pattern", "active_graph"]
+
+
+def choose_dataset(ctx, clauses, union=False) -> None:
+    """Set ``ctx.graph`` (the default graph) and ``ctx.named`` from the query's dataset
+    clauses (rdflib's ``DatasetClause`` nodes, or None) and the ``union`` option."""
+    from hpgraph.rdf.parse import term_key
+
+    store = ctx.store
+    if not clauses:
+        ctx.graph = store.graph("union") if union else store.default
+        ctx.named = store.named
+        return
+    default, named = {}, {}
+    for c in clauses:
+        is_default = "default" in c
+        gid = store.lookup(term_key(c.default if is_default else c.named))
+        if gid in store.named:
+            (default if is_default else named)[gid] = store.named[gid]
+    graphs = list(default.values())
+    ctx.graph = graphs[0] if len(graphs) == 1 else Triples.merge(graphs)
+    ctx.named = dict(sorted(named.items()))
+
+
+@contextlib.contextmanager
+def active_graph(ctx, triples):
+    """Evaluate the patterns inside the block against ``triples``."""
+    outer = ctx.graph
+    ctx.graph = triples
+    try:
+        yield
+    finally:
+        ctx.graph = outer
+
+
+def graph_pattern(ctx, node, evaluate, seed: Table | None = None) -> Table:
+    """The solutions of ``GRAPH term { node.p }``; ``evaluate(ctx, pattern, seed)`` gives
+    a pattern's solutions joined with a seed table (None: none), ``seed`` the bindings the
+    pattern is joined with (EXISTS's outer rows)."""
+    from rdflib import Variable
+
+    from hpgraph.rdf.parse import term_key
+
+    term = node.term
+    if not isinstance(term, Variable):
+        triples = ctx.named.get(ctx.store.lookup(term_key(term)))
+        if triples is None:
+            return _empty(seed, [])
+        with active_graph(ctx, triples):
+            return evaluate(ctx, node.p, seed)
+    name = str(term)
+    graphs = ctx.named
+    if seed is not None and name in seed.cols and name not in seed.maybe:
+        wanted = set(np.unique(seed.cols[name]).tolist())
+        graphs = {g: t for g, t in graphs.items() if g in wanted}
+    parts = []
+    for gid, triples in graphs.items():
+        bound = Table({name: np.array([gid], np.int64)}, 1)
+        with active_graph(ctx, triples):
+            parts.append(evaluate(ctx, node.p, bound if seed is None else join(seed, bound)))
+    if not parts:
+        return _empty(seed, [name])
+    return union_all(parts)
+
+
+def _empty(seed, names) -> Table:
+    """No solutions, with the seed's columns and ``names``."""
+    cols = [*(seed.cols if seed is not None else []), *names]
+    return Table({v: np.empty(0, np.int64) for v in cols}, 0)

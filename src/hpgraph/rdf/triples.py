@@ -1,0 +1,103 @@
+"""Given id rows (subject, predicate, object[, graph]), returns them sorted for the query
+executor: one RDF graph's triples as :class:`Triples` (sorted by (p, s, o) and (p, o, s),
+with the row range of each predicate), and a whole dataset's rows grouped by graph.
+
+A store holds every graph's rows back to back in one PSO and one POS array, the default
+graph first and then the named graphs by id, so each graph is a slice of both (its graph
+id is a fourth column stored run-length encoded: one (graph, start, end) row per graph).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["DEFAULT_GRAPH", "Triples", "sort_quads"]
+
+#: The graph id of the default graph (term ids are >= 0; a named graph's id is its name's).
+DEFAULT_GRAPH = -1
+
+
+class Triples:
+    """One RDF graph: ``pso`` / ``pos``, (m, 3) int64 rows s, p, o sorted by (p, s, o) and
+    (p, o, s); ``pred_range`` and ``nodes`` are built on first use (a store may hold many
+    graphs, most never queried)."""
+
+    def __init__(self, pso, pos):
+        self.pso = pso
+        self.pos = pos
+        self._pred_range = None
+        self._nodes = None
+
+    def __len__(self) -> int:
+        return int(len(self.pso))
+
+    @property
+    def pred_range(self) -> dict[int, tuple[int, int]]:
+        """Predicate id -> its (start, end) rows in ``pso`` and ``pos``."""
+        if self._pred_range is None and len(self.pso) == 0:
+            self._pred_range = {}
+        if self._pred_range is None:
+            preds, starts = np.unique(self.pso[:, 1], return_index=True)
+            ends = np.append(starts[1:], len(self.pso))
+            self._pred_range = {
+                int(p): (int(a), int(b)) for p, a, b in zip(preds, starts, ends, strict=True)
+            }
+        return self._pred_range
+
+    @property
+    def nodes(self) -> np.ndarray:
+        """The sorted ids of every subject and object: the nodes a zero-length property
+        path reaches from themselves."""
+        if self._nodes is None:
+            self._nodes = np.unique(np.concatenate([self.pso[:, 0], self.pso[:, 2]]))
+        return self._nodes
+
+    def predicate_count(self, pid: int) -> int:
+        a, b = self.pred_range.get(pid, (0, 0))
+        return b - a
+
+    @classmethod
+    def merge(cls, graphs) -> Triples:
+        """The RDF merge of ``graphs`` (a set: a triple in several graphs once)."""
+        rows = [g.pso for g in graphs]
+        pso, pos, _ = sort_quads(np.concatenate(rows) if rows else np.empty((0, 3), np.int64))
+        return cls(pso, pos)
+
+
+def sort_quads(spo, graph=None):
+    """PSO and POS orders of the distinct rows of ``spo`` ((m, 3) ids) in graph ``graph``
+    (one id per row; None: all in the default graph), grouped by graph (default first,
+    then by id), and the (k, 3) int64 array of (graph id, start, end) per graph."""
+    m = len(spo)
+    if graph is None or m == 0:
+        graph = np.full(m, DEFAULT_GRAPH, np.int64)
+    gids, grank = np.unique(graph, return_inverse=True)
+    grank = grank.reshape(-1)
+    order = _order(spo, (1, 0, 2), grank, len(gids))
+    pso, grank = spo[order], grank[order]
+    if m > 1:
+        keep = np.ones(m, bool)
+        keep[1:] = np.any(pso[1:] != pso[:-1], axis=1) | (grank[1:] != grank[:-1])
+        pso, grank = pso[keep], grank[keep]
+    pos = pso[_order(pso, (1, 2, 0), grank, len(gids))]
+    present, starts = np.unique(grank, return_index=True)
+    ranges = np.empty((len(present), 3), np.int64)
+    ranges[:, 0] = gids[present]
+    ranges[:, 1] = starts
+    ranges[:, 2] = np.append(starts[1:], len(pso))
+    return np.ascontiguousarray(pso), np.ascontiguousarray(pos), ranges
+
+
+def _order(spo, columns, group, ngroups):
+    """The row order sorting by ``group`` then ``columns`` (predicate first): one argsort
+    of a folded int64 key, groups and predicates ranked (they are few), when it fits; else
+    a lexsort."""
+    if len(spo) == 0:
+        return np.arange(0)
+    n = int(spo.max()) + 1
+    preds, rank = np.unique(spo[:, 1], return_inverse=True)
+    _, b, c = columns
+    if n * n * len(preds) * ngroups >= 1 << 62:
+        return np.lexsort((spo[:, c], spo[:, b], spo[:, 1], group))
+    head = group * len(preds) + rank.reshape(-1)
+    return np.argsort((head * n + spo[:, b]) * n + spo[:, c], kind="stable")
