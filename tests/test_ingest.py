@@ -84,6 +84,8 @@ def _files(folder):
     add("ragged_mid.el", rows(lambda i, a, b: f"{a} {b}\n" if i != m // 2 else f"{a}\n"))
     add("bad_weight.el", rows(lambda i, a, b: f"{a} {b} {'x' if i == 2 * m // 3 else 1.5}\n"))
     add("nan_weight.el", rows(lambda i, a, b: f"{a} {b} {'nan' if i == m - 5 else 2}\n"))
+    # a bad weight early, a ragged line late: the first bad line is named, as one process does
+    add("bad_then_ragged.el", rows(lambda i, a, b: f"{a} {b} {'x' if i == 9 else 1}\n") + "1 2\n")
     add("two_commas.csv", "1,2\n" * 1000 + "3,,4\n" + "5,6\n" * 1000)
     add("unweighted.el", (folder / "dense.el").read_text(), weighted=True)
 
@@ -123,7 +125,8 @@ def test_parallel_read_equals_the_one_process_read(tmp_path, ranks):
     assert f"INGEST OK on {ranks} ranks: {len(cases)} files" in out.stdout
     errors = [line for line in out.stdout.splitlines() if line.startswith("ERROR")]
     # every error names its file and, where there is one, the line
-    assert len(errors) == 11, errors
+    assert len(errors) == 12, errors
+    assert any("bad_then_ragged.el:10:" in e for e in errors), errors
     assert any("ragged_mid.el:1501:" in e for e in errors), errors
     assert any(f"bad_weight.el:{2 * 3000 // 3 + 1}:" in e for e in errors), errors
     assert any("two_commas.csv:1001:" in e for e in errors), errors
@@ -156,7 +159,7 @@ def test_cli_ranks_read_in_parallel_and_agree_on_errors(tmp_path):
     assert "own rows per rank" in r.stdout
     assert not (tmp_path / "g.el.hpgc").exists()  # the whole graph never existed: no cache
     r = subprocess.run(
-        [str(exe), "run", "lcc", str(edges), "--ranks", "2"],  # a whole-graph kernel
+        [str(exe), "run", "betweenness", str(edges), "--ranks", "2"],  # a whole-graph kernel
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert r.returncode == 0 and "whole graph per rank" in r.stdout, r.stdout + r.stderr

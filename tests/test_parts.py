@@ -11,7 +11,7 @@ import pytest
 
 from conftest import MPIEXEC, NO_MPI, run_mpi
 from hpgraph import generators
-from hpgraph.algorithms import bmlpa, lcc, pagerank
+from hpgraph.algorithms import betweenness, bmlpa, pagerank
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph.part import PartGraph, window
 
@@ -58,7 +58,7 @@ def test_a_part_holds_its_rows_and_reports_the_whole_graph():
 def test_whole_graph_kernels_and_other_runtimes_refuse_a_part():
     g = generators.kronecker(6, 4, seed=2)
     part = PartGraph.from_graph(g, 2, 0)
-    for fn in (lcc, bmlpa):
+    for fn in (betweenness, bmlpa):
         with pytest.raises(InvalidArgumentError, match="whole graph on every rank"):
             fn(part)
     with pytest.raises(InvalidArgumentError, match="MPI runtime it was split for"):

@@ -2,7 +2,9 @@
 every rank parses its share of each file (:func:`read_edgelist_mpi`, Parquet files by
 :func:`read_parquet_mpi`) and must get the
 graph the one-process reader gets, bit for bit, or the same one-line error on every rank
-(printed as ``ERROR <name>: <message>``)."""
+(printed as ``ERROR <name>: <message>``). Every file is read twice: with the default
+chunk and shuffle round sizes, and with tiny ones (a share parsed in many chunks, edges
+shuffled in many rounds)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from mpi4py import MPI
 
 from hpgraph.errors import GraphFormatError
 from hpgraph.io import read_edgelist, read_parquet
+from hpgraph.runtimes.mpi import assemble, scan
 from hpgraph.runtimes.mpi.ingest import read_edgelist_mpi, read_parquet_mpi
 
 comm = MPI.COMM_WORLD
@@ -37,28 +40,31 @@ def same(a, b):
         assert np.asarray(a.ids).tolist() == np.asarray(b.ids).tolist()
 
 
-for case in cases:
-    path = folder / case["file"]
-    kw = case.get("kw", {})
-    parquet = path.suffix == ".parquet"
-    try:
-        want = (read_parquet if parquet else read_edgelist)(path, **kw)
-    except GraphFormatError as e:
-        want = e
-    try:
-        got = (read_parquet_mpi if parquet else read_edgelist_mpi)(path, comm, **kw)
-    except GraphFormatError as e:
-        got = e
-    messages = comm.allgather(str(got) if isinstance(got, Exception) else None)
-    if isinstance(want, Exception):
-        assert isinstance(got, GraphFormatError), (case, got)
-        assert len(set(messages)) == 1, messages  # the same error on every rank
-        assert str(got) == str(want), (str(got), str(want))
-        if comm.Get_rank() == 0:
-            print(f"ERROR {case['file']}: {got}", flush=True)
-    else:
-        assert not isinstance(got, Exception), (case, got)
-        same(got, want)
+for tiny in (None, (997, 101)):
+    if tiny is not None:  # bytes a chunk, edges a round
+        scan.READ_CHUNK, assemble.SHUFFLE_ROUND = tiny
+    for case in cases:
+        path = folder / case["file"]
+        kw = case.get("kw", {})
+        parquet = path.suffix == ".parquet"
+        try:
+            want = (read_parquet if parquet else read_edgelist)(path, **kw)
+        except GraphFormatError as e:
+            want = e
+        try:
+            got = (read_parquet_mpi if parquet else read_edgelist_mpi)(path, comm, **kw)
+        except GraphFormatError as e:
+            got = e
+        messages = comm.allgather(str(got) if isinstance(got, Exception) else None)
+        if isinstance(want, Exception):
+            assert isinstance(got, GraphFormatError), (case, got)
+            assert len(set(messages)) == 1, messages  # the same error on every rank
+            assert str(got) == str(want), (str(got), str(want))
+            if comm.Get_rank() == 0 and tiny is None:
+                print(f"ERROR {case['file']}: {got}", flush=True)
+        else:
+            assert not isinstance(got, Exception), (case, got)
+            same(got, want)
 comm.Barrier()
 if comm.Get_rank() == 0:
     print(f"INGEST OK on {comm.Get_size()} ranks: {len(cases)} files", flush=True)

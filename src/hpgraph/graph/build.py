@@ -26,7 +26,7 @@ from numba import njit
 
 from hpgraph.config import DEFAULT_THREADS, NUMBA_FLAGS
 
-__all__ = ["build_csr"]
+__all__ = ["build_csr", "sort_rows"]
 
 #: Rows up to this length are sorted by insertion sort (stable, no allocation).
 _SMALL_ROW = 32
@@ -69,7 +69,7 @@ def _scatter(src, dst, w, indptr, indices, w_out, undirected, has_w):
 
 
 @njit(**NUMBA_FLAGS)
-def _sort_rows(indptr, indices, w, lo_row, hi_row, has_w):
+def sort_rows(indptr, indices, w, lo_row, hi_row, has_w):
     """Stable in-place sort of rows lo_row..hi_row-1 by target (weights follow)."""
     for r in range(lo_row, hi_row):
         lo = indptr[r]
@@ -115,11 +115,11 @@ def build_csr(src, dst, weights, n, index_type, *, undirected, threads=None):
     bounds = np.concatenate([[0], np.minimum(cuts, n), [n]]).tolist()
     ranges = [(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True) if hi > lo]
     if len(ranges) <= 1:
-        _sort_rows(indptr, indices, w_out, 0, n, has_w)
+        sort_rows(indptr, indices, w_out, 0, n, has_w)
     else:
         with ThreadPoolExecutor(len(ranges)) as pool:
             futures = [
-                pool.submit(_sort_rows, indptr, indices, w_out, lo, hi, has_w) for lo, hi in ranges
+                pool.submit(sort_rows, indptr, indices, w_out, lo, hi, has_w) for lo, hi in ranges
             ]
             for f in futures:
                 f.result()

@@ -27,7 +27,7 @@ from hpgraph.io._ids import is_int_type, is_string_type
 
 __all__ = ["read_bytes", "graph_name", "arrow_columns", "diagnose"]
 
-_BOM = b"\xef\xbb\xbf"
+BOM = b"\xef\xbb\xbf"
 #: Bytes per pyarrow parse block (column types are inferred from the first block).
 BLOCK_SIZE = 4 << 20
 _SPLIT = re.compile(r"[ \t\r]*,[ \t\r]*|[ \t\r]+")
@@ -45,7 +45,7 @@ def read_bytes(path) -> bytes:
                 data = p.read_bytes()
         except (gzip.BadGzipFile, EOFError, zlib.error) as e:
             raise GraphFormatError(f"not a valid gzip file ({e})", path) from None
-    return data[3:] if data.startswith(_BOM) else data
+    return data[3:] if data.startswith(BOM) else data
 
 
 def graph_name(path) -> str:

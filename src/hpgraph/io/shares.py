@@ -16,10 +16,10 @@ import os
 import numpy as np
 
 from hpgraph.io._errors import file_errors
+from hpgraph.io._text import BOM
 
 __all__ = ["line_cut", "share_range", "read_share"]
 
-_BOM = b"\xef\xbb\xbf"
 _PROBE = 1 << 16  # bytes read at a time while looking for the end of a line
 
 
@@ -59,6 +59,6 @@ def read_share(path, part: int, parts: int) -> tuple[np.ndarray, int]:
         with open(path, "rb") as f:
             f.seek(start)
             data = f.read(end - start)
-    if start == 0 and data.startswith(_BOM):
+    if start == 0 and data.startswith(BOM):
         data = data[3:]
     return np.frombuffer(data, dtype=np.uint8), start

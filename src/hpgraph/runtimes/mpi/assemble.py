@@ -9,13 +9,11 @@ import pyarrow as pa
 from numba import njit
 
 from hpgraph.config import NUMBA_FLAGS
-from hpgraph.graph.build import build_csr
+from hpgraph.graph.build import sort_rows
 from hpgraph.graph.csr import index_dtype
 from hpgraph.graph.partition import range_cuts
 from hpgraph.io._ids import (
     fits_bitmap,
-    ids_from_present,
-    ids_from_sorted,
     int64_ids,
     sorted_unique_strings,
     strings_from_sorted,
@@ -26,45 +24,109 @@ __all__ = ["renumber", "build_rows"]
 
 
 def renumber(comm, MPI, columns, ints):
-    """(src, dst, ids, n): this rank's edges ``columns`` (``[src, dst]`` arrow arrays,
-    emptied: each is freed once converted) in the global numbering (the one-process
-    reader's: ids sorted)."""
+    """(src, dst, ids, n): this rank's edges ``columns`` (``[src chunks, dst chunks]``,
+    lists of arrow arrays or of integer numpy arrays, emptied: each chunk is freed once
+    converted) in the global numbering (the one-process reader's: ids sorted)."""
+    src, dst = columns
+    columns.clear()
     if not ints:
-        src, dst = columns
-        columns.clear()
+        src, dst = _strings(src), _strings(dst)
         local = sorted_unique_strings([src, dst]) if len(src) else pa.array([], pa.large_string())
         uniq = sorted_unique_strings(comm.allgather(local))
         return strings_from_sorted(src, dst, uniq)
-    src = int64_ids(columns[0])
-    columns[0] = None
-    dst = int64_ids(columns[1])
-    columns.clear()
+    for chunks in (src, dst):
+        chunks[:] = [c if isinstance(c, np.ndarray) else int64_ids(c) for c in chunks]
     pa.default_memory_pool().release_unused()
-    m = comm.allreduce(src.shape[0])
+    mine = sum(c.shape[0] for c in src)
+    m = comm.allreduce(mine)
     big = np.iinfo(np.int64)
-    lo = comm.allreduce(int(min(src.min(), dst.min())) if src.shape[0] else big.max, op=MPI.MIN)
-    hi = comm.allreduce(int(max(src.max(), dst.max())) if src.shape[0] else big.min, op=MPI.MAX)
+    lo = min((int(c.min()) for c in src + dst if c.shape[0]), default=big.max)
+    hi = max((int(c.max()) for c in src + dst if c.shape[0]), default=big.min)
+    lo, hi = comm.allreduce(lo, op=MPI.MIN), comm.allreduce(hi, op=MPI.MAX)
     if fits_bitmap(hi - lo + 1, m):
         present = np.zeros(hi - lo + 1, dtype=np.uint8)
-        present[src - lo] = 1
-        present[dst - lo] = 1
+        for c in src + dst:
+            _mark(present, c, lo)
         comm.Allreduce(MPI.IN_PLACE, present, op=MPI.MAX)
-        return ids_from_present(src, dst, lo, present.view(np.bool_))
-    local = np.unique(np.concatenate([src, dst]))
-    return ids_from_sorted(src, dst, np.unique(np.concatenate(comm.allgather(local))))
+        if lo == 0 and present.all():  # ids 0..n-1 already
+            ids, n, lut = None, present.shape[0], np.empty(0, dtype=np.int64)
+        else:
+            ids = np.flatnonzero(present).astype(np.int64) + lo
+            n, lut = ids.shape[0], np.cumsum(present, dtype=np.int64) - 1
+        del present
+        return _mapped(src, lo, lut, n, mine), _mapped(dst, lo, lut, n, mine), ids, n
+    local = np.unique(np.concatenate([c.astype(np.int64) for c in src + dst]))
+    ids = np.unique(np.concatenate(comm.allgather(local)))
+    del local
+    n = ids.shape[0]
+    out = []
+    for chunks in (src, dst):
+        col = np.empty(mine, dtype=index_dtype(n))
+        at = 0
+        while chunks:
+            c = chunks.pop(0)
+            col[at : at + c.shape[0]] = np.searchsorted(ids, c)
+            at += c.shape[0]
+        out.append(col)
+    return out[0], out[1], ids, n
+
+
+def _strings(chunks):
+    """One large_string array of a share's per-chunk string columns (emptied)."""
+    if not chunks:
+        return pa.array([], pa.large_string())
+    out = pa.chunked_array([c.cast(pa.large_string()) for c in chunks]).combine_chunks()
+    chunks.clear()
+    return out
+
+
+def _mapped(chunks, lo, lut, n, total):
+    """The ids of ``chunks`` (emptied, each freed once mapped) numbered through ``lut``
+    (an id's number: ``lut[id - lo]``; empty: the id itself), as one array."""
+    col = np.empty(total, dtype=index_dtype(n))
+    at = 0
+    while chunks:
+        c = chunks.pop(0)
+        _map(c, lo, lut, col[at : at + c.shape[0]])
+        at += c.shape[0]
+    return col
+
+
+@njit(**NUMBA_FLAGS)
+def _mark(present, ids, lo):
+    for i in range(ids.shape[0]):
+        present[np.int64(ids[i]) - lo] = 1
+
+
+@njit(**NUMBA_FLAGS)
+def _map(ids, lo, lut, out):
+    identity = lut.shape[0] == 0
+    for i in range(ids.shape[0]):
+        out[i] = ids[i] if identity else lut[np.int64(ids[i]) - lo]
+
+
+#: Edges a rank sends per round of the shuffle: bounds the send and receive buffers
+#: (at most 2 half-edges of 12-20 B each per edge, twice) whatever the share's size.
+SHUFFLE_ROUND = 1 << 20
 
 
 def build_rows(comm, MPI, edges, n, directed, gather=True):
     """The CSR that :meth:`Graph.from_edges` builds from every rank's edges in rank order,
     each rank building the rows of its own range (:func:`~hpgraph.graph.partition.
-    range_cuts` of the global row counts, the MPI runtime's partition): the half-edges
-    go to their rows' owners in two ``Alltoallv`` streams, forward edges then reversed
-    ones, each in file order, which is the order ``from_edges`` scatters them in; the
-    rows are then gathered on every rank: ``(indptr, indices, weights)``. Without
-    ``gather``: ``(cuts, own indptr, own indices, own weights)``, this rank's rows only
-    (``indptr`` entries ``lo .. hi`` of the whole graph's). ``edges``: this rank's
-    ``[src, dst, weights or None]``, emptied (the caller keeps no reference, so each is
-    freed once shuffled)."""
+    range_cuts` of the global row counts, the MPI runtime's partition); the rows are then
+    gathered on every rank: ``(indptr, indices, weights)``. Without ``gather``: ``(cuts,
+    own indptr, own indices, own weights)``, this rank's rows only (``indptr`` entries
+    ``lo .. hi`` of the whole graph's). ``edges``: this rank's ``[src, dst, weights or
+    None]``, emptied (the caller keeps no reference, so each is freed once shuffled).
+
+    Every half-edge is sent with its final slot in its row, so the owner writes it in
+    place and nothing is sorted but each row by target: ``from_edges`` puts a row's
+    forward entries (from the edges in file order, i.e. rank by rank) before its reversed
+    ones, so rank r's k-th forward entry of row v goes to ``indptr[v]`` + the forward
+    entries of v on ranks before r (an ``Exscan`` of per-row counts) + k, and reversed
+    entries after every rank's forward ones. The half-edges travel in rounds of
+    :data:`SHUFFLE_ROUND` edges, so a rank holds its edges, its own rows and one round's
+    buffers, never its share twice over."""
     s, d, w = edges
     edges.clear()
     rank, size = comm.Get_rank(), comm.Get_size()
@@ -72,34 +134,28 @@ def build_rows(comm, MPI, edges, n, directed, gather=True):
     s, d = s.astype(idt, copy=False), d.astype(idt, copy=False)
     has_w = w is not None
     w = w if has_w else np.empty(0, dtype=np.float64)
-    counts = _row_counts(s, d, n, not directed)
-    comm.Allreduce(MPI.IN_PLACE, counts, op=MPI.SUM)
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(counts, out=indptr[1:])
-    del counts
+    indptr, cur_f, cur_r = _slots(comm, MPI, s, d, n, not directed)
     cuts = range_cuts(indptr, size)
     lo, hi = int(cuts[rank]), int(cuts[rank + 1])
+    base = int(indptr[lo])
+    indices = np.empty(int(indptr[hi]) - base, dtype=idt)
+    weights = np.empty(indices.shape[0] if has_w else 0, dtype=np.float64)
     types = RowTypes(MPI)
     try:
-        mine = []  # forward edges, then (undirected) the reversed non-loops
-        for reverse in (False, True) if not directed else (False,):
-            sent, rows, targets, weights = _by_owner(cuts, s, d, w, has_w, reverse)
-            arrays = [rows, targets] + ([weights] if has_w else [])
-            mine.append(alltoallv(comm, types, arrays, sent)[0])
-            del rows, targets, weights
-        del s, d, w
-        rows = _joined(mine, 0)
-        rows -= np.asarray(lo, dtype=idt)
-        targets = _joined(mine, 1)
-        weights = _joined(mine, 2) if has_w else None
-        del mine
-        # one thread: the node's cores run its ranks
-        _, indices, weights = build_csr(
-            rows, targets, weights, hi - lo, idt, undirected=False, threads=1
-        )
-        del rows, targets
+        rounds = comm.allreduce(-(-s.shape[0] // SHUFFLE_ROUND), op=MPI.MAX)
+        for k in range(rounds):
+            a, b = k * SHUFFLE_ROUND, (k + 1) * SHUFFLE_ROUND
+            ws = w[a:b] if has_w else w
+            sent, slot, tgt, wt = _by_owner(cuts, indptr, cur_f, cur_r, s[a:b], d[a:b], ws, has_w)
+            got = alltoallv(comm, types, [slot, tgt] + ([wt] if has_w else []), sent)[0]
+            del slot, tgt, wt
+            _place(got[0], base, got[1], got[2] if has_w else weights, indices, weights, has_w)
+            del got
+        del s, d, w, cur_f, cur_r
+        own = indptr[lo : hi + 1] - base
+        sort_rows(own, indices, weights, 0, hi - lo, has_w)
         if not gather:
-            return cuts, indptr[lo : hi + 1].copy(), indices, weights
+            return cuts, indptr[lo : hi + 1].copy(), indices, weights if has_w else None
         sizes = indptr[cuts[1:]] - indptr[cuts[:-1]]
         got = allgatherv(comm, types, [indices] + ([weights] if has_w else []), sizes)
     finally:
@@ -107,24 +163,50 @@ def build_rows(comm, MPI, edges, n, directed, gather=True):
     return indptr, got[0], got[1] if has_w else None
 
 
-def _joined(streams, i):
-    """Array ``i`` of every stream, concatenated; each stream's copy is dropped at once
-    (one array's worth of memory more, not all of them)."""
-    out = np.concatenate([st[i] for st in streams])
-    for st in streams:
-        st[i] = None
-    return out
+def _slots(comm, MPI, s, d, n, undirected):
+    """(``indptr`` of the whole graph, the slot of this rank's next forward entry of each
+    row, of its next reversed entry (undirected; else an empty array)): per-row counts,
+    reduced over ranks (``Allreduce``) and scanned over the ranks before this one
+    (``Exscan``). Four arrays of n int64 at the most, freed on return but the three."""
+    fwd, rev = _row_counts(s, d, n, undirected)
+    total = fwd + rev if undirected else fwd.copy()
+    comm.Allreduce(MPI.IN_PLACE, total, op=MPI.SUM)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(total, out=indptr[1:])
+    if undirected:  # reversed entries start after every rank's forward ones
+        total[:] = fwd
+        comm.Allreduce(MPI.IN_PLACE, total, op=MPI.SUM)
+    for counts in (fwd, rev) if undirected else (fwd,):
+        comm.Exscan(MPI.IN_PLACE, counts, op=MPI.SUM)
+        if comm.Get_rank() == 0:  # Exscan leaves rank 0's buffer undefined
+            counts[:] = 0
+        counts += indptr[:-1]
+    if undirected:
+        rev += total
+    return indptr, fwd, rev
 
 
 @njit(**NUMBA_FLAGS)
 def _row_counts(s, d, n, undirected):
-    """Entries of each row from these edges (undirected: non-loops in both rows)."""
-    counts = np.zeros(n, dtype=np.int64)
+    """Forward and (undirected: non-loops) reversed entries of each row from these
+    edges."""
+    fwd = np.zeros(n, dtype=np.int64)
+    rev = np.zeros(n if undirected else 0, dtype=np.int64)
     for i in range(s.shape[0]):
-        counts[s[i]] += 1
+        fwd[s[i]] += 1
         if undirected and s[i] != d[i]:
-            counts[d[i]] += 1
-    return counts
+            rev[d[i]] += 1
+    return fwd, rev
+
+
+@njit(**NUMBA_FLAGS)
+def _place(slot, base, targets, w_in, indices, weights, has_w):
+    """Write received half-edges into their slots of this rank's rows."""
+    for j in range(slot.shape[0]):
+        p = slot[j] - base
+        indices[p] = targets[j]
+        if has_w:
+            weights[p] = w_in[j]
 
 
 @njit(**NUMBA_FLAGS)
@@ -152,23 +234,38 @@ def owner_ranks(cuts, keys, other, skip_equal):
 
 
 @njit(**NUMBA_FLAGS)
-def _by_owner(cuts, s, d, w, has_w, reverse):
-    """(per-rank counts, rows, targets, weights) of the edges (``reverse``: the non-loop
-    edges reversed) grouped by the rank owning the row, in edge order within a group (a
-    stable counting sort; ``cuts``: the ranks' row ranges)."""
-    owner, sent, at = owner_ranks(cuts, d if reverse else s, s, reverse)
+def _by_owner(cuts, indptr, cur_f, cur_r, s, d, w, has_w):
+    """(per-rank counts, slots, targets, weights) of these edges' half-edges (forward,
+    and with ``cur_r`` the non-loops reversed) grouped by the rank owning the row, each
+    with its slot in the whole CSR (taken from the row's cursor ``cur_f`` or ``cur_r``,
+    which advance)."""
+    undirected = cur_r.shape[0] > 0
+    parts = cuts.shape[0] - 1
+    owner, sent, _ = owner_ranks(cuts, s, d, False)
+    if undirected:
+        back, sent_r, _ = owner_ranks(cuts, d, s, True)
+        sent += sent_r
+    else:
+        back = owner[:0]
+    at = np.zeros(parts, dtype=np.int64)
+    for r in range(1, parts):
+        at[r] = at[r - 1] + sent[r - 1]
     total = at[-1] + sent[-1]
-    rows = np.empty(total, dtype=s.dtype)
+    slots = np.empty(total, dtype=np.int64)
     targets = np.empty(total, dtype=s.dtype)
     weights = np.empty(total if has_w else 0, dtype=np.float64)
     for i in range(s.shape[0]):
-        r = owner[i]
-        if r < 0:
-            continue
-        k = at[r]
-        rows[k] = d[i] if reverse else s[i]
-        targets[k] = s[i] if reverse else d[i]
-        if has_w:
-            weights[k] = w[i]
-        at[r] = k + 1
-    return sent, rows, targets, weights
+        for reverse in range(2 if undirected else 1):
+            r = back[i] if reverse else owner[i]
+            if r < 0:
+                continue
+            row, other = (d[i], s[i]) if reverse else (s[i], d[i])
+            cur = cur_r if reverse else cur_f
+            k = at[r]
+            slots[k] = cur[row]
+            cur[row] += 1
+            targets[k] = other
+            if has_w:
+                weights[k] = w[i]
+            at[r] = k + 1
+    return sent, slots, targets, weights

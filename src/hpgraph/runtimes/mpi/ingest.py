@@ -45,10 +45,11 @@ from hpgraph.errors import GraphFormatError
 from hpgraph.graph.csr import Graph
 from hpgraph.graph.part import PartGraph
 from hpgraph.io import _tokenize
+from hpgraph.io._errors import file_errors
 from hpgraph.io._ids import (
     is_int_type,
 )
-from hpgraph.io._text import arrow_columns, diagnose, graph_name
+from hpgraph.io._text import diagnose, graph_name
 from hpgraph.io.binary import source_info
 from hpgraph.io.edgelist import read_edgelist
 from hpgraph.io.load import cached_graph, detect_format, load_graph, write_cache
@@ -59,10 +60,11 @@ from hpgraph.io.parquet import (
     parquet_files,
     read_parquet,
 )
-from hpgraph.io.shares import read_share
+from hpgraph.io.shares import share_range
 from hpgraph.runtimes.mpi.assemble import build_rows, renumber
 from hpgraph.runtimes.mpi.comm import load_mpi
 from hpgraph.runtimes.mpi.parts import part_of_rows
+from hpgraph.runtimes.mpi.scan import ShareScan, chunk_bytes, scan_share
 
 __all__ = ["read_edgelist_mpi", "read_parquet_mpi", "load_graph_mpi"]
 
@@ -151,29 +153,23 @@ def read_edgelist_mpi(
             comm, read_edgelist, path, directed=directed, weighted=weighted,
             allow_empty=allow_empty, name=name,
         ))  # fmt: skip
-    buf, problem = np.empty(0, dtype=np.uint8), None
+    scan, problem = ShareScan(), None
     try:
-        buf, _ = read_share(path, rank, size)
+        with file_errors(path):
+            start, end = share_range(path, rank, size)
+            scan = scan_share(path, start, end, keep_weights=weighted is not False)
     except GraphFormatError as e:
         problem = _problem(e)
     _agree(comm, path, problem)
-    first_line = (comm.exscan(int(np.count_nonzero(buf == 10))) or 0) + 1
-    norm, ncols, rows, status, _, first = _tokenize.normalize(buf, first_line)
-    del buf  # a problem's diagnosis reads the share again (errors only)
-
-    def share():
-        return read_share(path, rank, size)[0]
-
-    shares = comm.allgather((ncols, rows, status, first))
+    scan.absolute((comm.exscan(scan.lines) or 0) + 1)
+    shares = comm.allgather(scan.summary())
     total = sum(s[1] for s in shares)
     lead = next((r for r, s in enumerate(shares) if s[1] > 0), None)  # first data line
     if total == 0 and all(s[2] == _tokenize.OK for s in shares):
         empty = _no_edges(path, "only comments or blank lines", allow_empty, directed, name)
         return _whole(comm, partitioned, empty)
     cols = shares[lead][0] if lead is not None else -1
-    asked = weighted
-    problem = _share_problem(shares, rank, lead, cols, share, path, first_line, asked)
-    _agree(comm, path, problem)
+    _agree(comm, path, _share_problem(shares, rank, lead, cols, scan, path, weighted))
     if weighted and cols < 3:
         raise GraphFormatError(
             "weighted=True but the first data line has no weight (third) field",
@@ -181,17 +177,15 @@ def read_edgelist_mpi(
             shares[lead][3],
         )
     weighted = cols >= 3 if weighted is None else weighted
-    keep = 3 if weighted else 2
-    src, dst, w, kind, problem = _convert(norm, cols, keep, rows, share, path, first_line, asked)
-    _agree(comm, path, problem)
-    kinds = set(comm.allgather(kind)) - {None}
-    if len(kinds) > 1:  # some shares' ids are all integers, others' are not: strings
-        if rows:
-            src, dst, w = arrow_columns(norm, cols, keep, str_ids=True)
+    kinds = set().union(*comm.allgather(scan.kinds))
+    if len(kinds) > 1:  # some chunks' ids are all integers, others' are not: strings
+        if scan.kinds != {"str"}:
+            scan.drop_columns()
+            scan = scan_share(path, start, end, keep_weights=weighted, str_ids=True)
         kinds = {"str"}
-    del norm
-    columns = [src, dst]
-    del src, dst
+    columns = [scan.src, scan.dst]
+    w = _joined(scan.weights) if weighted else None
+    del scan
     s, d, ids, n = renumber(comm, MPI, columns, kinds == {"int"} or not kinds)
     edges = [s, d, w if weighted else None]
     del s, d, w
@@ -250,7 +244,7 @@ def read_parquet_mpi(
         empty = _no_edges(path, "the table has no rows", allow_empty, directed, name)
         return _whole(comm, partitioned, empty)
     ints = is_int_type(src.type)
-    columns = [src, dst]
+    columns = [[src], [dst]]
     del src, dst
     s, d, ids, n = renumber(comm, MPI, columns, ints)
     edges = [s, d, w]
@@ -271,52 +265,39 @@ def _row_groups(files):
     return units
 
 
-def _share_problem(shares, rank, lead, cols, share, path, first_line, weighted):
-    """This rank's problem with its share's shape, if it is the first rank with one: a
-    share whose field count is not the first data line's, or a malformed line
-    (diagnosed in ``share()``, the share's bytes read again)."""
-    for r, (ncols, rows, status, _) in enumerate(shares):
+def _share_problem(shares, rank, lead, cols, scan, path, weighted):
+    """This rank's problem, if it is the first rank with one (so the first bad line of
+    the file is named, as the one-process reader names it): a share whose field count
+    is not the first data line's, a one-field first data line, a malformed line, or a
+    value that does not convert; worded from its chunk, read again."""
+    for r, (ncols, rows, status, _, bad) in enumerate(shares):
         ragged = rows > 0 and ncols != cols
-        if status == _tokenize.OK and not ragged and not (r == lead and cols < 2):
+        if status == _tokenize.OK and not (ragged or bad or (r == lead and cols < 2)):
             continue
         if r != rank:
             return None
-        ref = None if r == lead else (cols, shares[lead][3])
+        fallback = "malformed edge list"
+        if ragged or (status == _tokenize.OK and not bad):
+            chunk = scan.lead
+        elif bad:  # before any shape problem: the scan goes on past a bad value
+            chunk, fallback = scan.bad
+        else:
+            chunk = scan.shape
+        first_data = lead is None or (r == lead and chunk == scan.lead)
+        if weighted is None and lead is not None:  # the file's first data line decides
+            weighted = cols >= 3
         return _diagnosed(
-            share(), path, first_line, fallback="malformed edge list", weighted=weighted, ref=ref
-        )
+            chunk_bytes(path, chunk), path, chunk.line, fallback=fallback, weighted=weighted,
+            ref=None if first_data else (cols, shares[lead][3]),
+        )  # fmt: skip
     return None
 
 
-def _convert(norm, cols, keep, rows, share, path, first_line, weighted):
-    """(src, dst, weights, kind of ids or None, problem) of this rank's share (a problem
-    diagnosed in ``share()``, the share's bytes read again)."""
-    if rows == 0:
-        empty = pa.array([], type=pa.int64())
-        return empty, empty, np.empty(0, dtype=np.float64), None, None
-    try:
-        src, dst, w = arrow_columns(norm, cols, keep)
-    except pa.ArrowInvalid as e:
-        fallback = f"cannot convert the edge list: {e}"
-        return (
-            None,
-            None,
-            None,
-            None,
-            _diagnosed(share(), path, first_line, fallback=fallback, weighted=weighted),
-        )
-    if w is not None and np.isnan(w).any():
-        fallback = "a weight is NaN"
-        return (
-            None,
-            None,
-            None,
-            None,
-            _diagnosed(share(), path, first_line, fallback=fallback, weighted=weighted),
-        )
-    types = {src.type, dst.type}
-    kind = "int" if all(is_int_type(t) for t in types) else "str"
-    return src, dst, w, kind, None
+def _joined(arrays):
+    """One array of a share's per-chunk arrays (emptied as they are joined)."""
+    out = np.concatenate(arrays) if arrays else np.empty(0, dtype=np.float64)
+    arrays.clear()
+    return out
 
 
 def load_graph_mpi(
