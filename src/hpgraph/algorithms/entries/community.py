@@ -58,8 +58,8 @@ LCC = Algorithm(
     ),
     report=_report_lcc,
     columns=("vertex", "lcc", "triangles"),
-    whole_graph=True,
     bench=BenchSpec("lcc", "real", 5, core=False),
+    partitioned=True,  # ghost rows fetched from their owners (lcc/parts.py)
 )
 
 CDLP = Algorithm(

@@ -1,0 +1,254 @@
+"""LCC's counts on a partitioned graph: each MPI rank holds only its own rows (a
+:class:`~hpgraph.graph.part.PartGraph`) and lists the triangles whose lowest-ranked corner
+it owns, with the whole graph's kernels (:mod:`.kernels`) on a local numbering.
+
+Given a part, returns on every rank the triangles and LCC of every vertex and the
+connected triples, equal to the whole-graph run (integers, and ratios of the same
+integers). Variant: one-dimensional distributed triangle counting with ghost rows, as
+PATRIC does (Arifuzzaman, Khan and Marathe, CIKM 2013) but with each ghost row fetched
+once on request instead of stored as an overlapping partition. A peer-level program
+(``run_bsp``, one peer per rank), five supersteps:
+
+0. A rank's **locals** are its own vertices and its **ghosts**: the other ranks'
+   vertices adjacent to its own (in either direction). It asks each ghost's owner for
+   the ghost's simple degree (the order ``(degree, id)`` decides which end of an edge
+   keeps it, as on the whole graph).
+1. Owners answer with the degrees.
+2. The rank builds its own forward rows ``N+(v)`` (neighbours ranked above ``v``, merged
+   from own out- and in-rows, in local numbers: own vertex ``v`` is ``v - lo``, ghost
+   ``i`` is ``own + i``), each row ordered by rank, and asks each owner for the forward
+   rows of the ghosts that some own row points to: a triangle ``v < u < w`` found at own
+   ``v`` needs ``N+(u)``.
+3. Owners answer with those rows (global ids, and directions on directed graphs).
+4. The rank keeps of each ghost row the locals only (a vertex neither own nor a ghost is
+   in no own ``N+(v)``, so no probe can hit it), lists the triangles of its own rows into
+   per-local counts (``count_triangles``/``count_links``) and sends each ghost's counts
+   to its owner, in the order the owner was asked in superstep 0.
+5. Owners add them; every rank gets every rank's counts (``run_bsp`` gathers them).
+
+Bytes per rank (``own`` vertices, ``g`` ghosts, ``l = own + g`` locals, ``f`` forward
+entries of own rows, ``h`` kept entries of the fetched ghost rows; int32 ids below 2^31
+vertices): simple degrees 8 per own vertex; ghost ids 4 and degrees 8 per ghost; the
+local rank 8 per local (freed before counting); forward rows of own and ghost rows 8 per
+local + 4 per entry (+ 1 per entry on directed graphs: the pair's directions); counts 8 per
+local (16 on directed graphs) and the bitmap l / 8 (a byte per local on directed graphs).
+In flight: the asked ids (4 per ghost, at the owners), the rows sent (8 per row + 4 per
+entry, + 1 directed) and received (the same, before the non-locals are dropped). Then the
+gathered result, 16 per vertex of the whole graph (triangles and LCC), as every kernel on
+parts gathers its values.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from hpgraph.algorithms.lcc.kernels import (
+    coefficients,
+    connected_triples,
+    count_links,
+    count_triangles,
+)
+from hpgraph.config import NUMBA_FLAGS
+from hpgraph.engine.bsp import run_bsp
+from hpgraph.engine.contract import resolve
+from hpgraph.errors import InvalidArgumentError
+from hpgraph.graph.views import _next, _simple_degrees, _union_step, rows_in_order
+
+__all__ = ["count_part"]
+
+
+# ------------------------------------------------------------------ kernels
+@njit(**NUMBA_FLAGS)
+def _own_forward(ipa, ixa, ipb, ixb, lo, hi, ghosts, lrank, fptr, fix, fdir, need, fill):
+    """Own rows of the forward lists in local numbers: the neighbours ranked above the
+    row's vertex (``lrank``, by local number). Without ``fill`` their count goes to
+    ``fptr[v - lo + 1]``; with it they are written from ``fptr[v - lo]``, ordered by
+    rank, with their directions (1 or 2) when ``fdir`` is not empty, and ``need`` marks
+    the ghosts listed."""
+    big = ipa.shape[0]
+    own = hi - lo
+    keep_dir = fdir.shape[0] > 0
+    for v in range(lo, hi):
+        ea, eb = ipa[v + 1], ipb[v + 1]
+        pa = _next(ixa, ipa[v], ea, v, -1)
+        pb = _next(ixb, ipb[v], eb, v, -1)
+        r = lrank[v - lo]
+        k = fptr[v - lo]
+        c = 0
+        while pa < ea or pb < eb:
+            u, m, pa, pb = _union_step(ixa, pa, ea, ixb, pb, eb, v, big)
+            x = u - lo if lo <= u < hi else own + np.searchsorted(ghosts, u)
+            if lrank[x] > r:
+                if fill:
+                    fix[k + c] = x
+                    if keep_dir:
+                        fdir[k + c] = m
+                    if x >= own:
+                        need[x - own] = True
+                c += 1
+        if not fill:
+            fptr[v - lo + 1] = c
+        elif c > 1:
+            o = np.argsort(lrank[fix[k : k + c]])
+            fix[k : k + c] = fix[k : k + c][o]
+            if keep_dir:
+                fdir[k : k + c] = fdir[k : k + c][o]
+
+
+@njit(**NUMBA_FLAGS)
+def _local_number(lo, hi, ghosts, w):
+    """Local number of global vertex ``w``: own, a ghost, or -1 (neither)."""
+    if lo <= w < hi:
+        return w - lo
+    i = np.searchsorted(ghosts, w)
+    if i < ghosts.shape[0] and ghosts[i] == w:
+        return hi - lo + i
+    return -1
+
+
+@njit(**NUMBA_FLAGS)
+def _ghost_rows(lo, hi, ghosts, wanted, lens, ents, dirs):
+    """(indptr, local numbers, directions) of the ghosts' forward rows, by ghost: row
+    ``wanted[j]`` is the locals of received row j (``lens[j]`` entries of ``ents``, in
+    order), the other rows empty. ``dirs`` empty: no directions."""
+    g = ghosts.shape[0]
+    keep_dir = dirs.shape[0] > 0
+    gptr = np.zeros(g + 1, dtype=np.int64)
+    k = 0
+    for j in range(wanted.shape[0]):
+        c = 0
+        for t in range(k, k + lens[j]):
+            if _local_number(lo, hi, ghosts, ents[t]) >= 0:
+                c += 1
+        gptr[wanted[j] + 1] = c
+        k += lens[j]
+    for i in range(g):
+        gptr[i + 1] += gptr[i]
+    gix = np.empty(gptr[g], dtype=ghosts.dtype)
+    gdir = np.empty(gptr[g] if keep_dir else 0, dtype=np.uint8)
+    p = 0
+    for t in range(ents.shape[0]):
+        x = _local_number(lo, hi, ghosts, ents[t])
+        if x >= 0:
+            gix[p] = x
+            if keep_dir:
+                gdir[p] = dirs[t]
+            p += 1
+    return gptr, gix, gdir
+
+
+# ------------------------------------------------------------------ the program
+def _ghosts(part, ipb, ixb):
+    """Sorted ids of the other ranks' vertices adjacent to the own rows."""
+    lo, hi = part.lo, part.hi
+    adj = part.own_indices
+    if part.directed:
+        adj = np.concatenate([adj, ixb[ipb[lo] : ipb[hi]]])
+    return np.unique(adj[(adj < lo) | (adj >= hi)])
+
+
+def _to_owners(peer, items, at):
+    """Send ``items[at[q]:at[q + 1]]`` to every other peer q (empty ones too, so every
+    peer hears from every other in each exchange)."""
+    for q in range(peer.num_peers):
+        if q != peer.pid:
+            peer.send(q, items[at[q] : at[q + 1]])
+
+
+def _joined(peer, empty, field=None):
+    """What every other peer sent (its ``field`` when payloads are tuples), in peer order."""
+    got = [p if field is None else p[field] for _, p in peer.messages()]
+    return np.concatenate([empty, *got])
+
+
+def _program(peer, part, links, want_coef, ipb, ixb):
+    """The five supersteps of the module docstring. Returns this rank's (triangles, LCC
+    or None, connected triples)."""
+    lo, hi = part.lo, part.hi
+    own = hi - lo
+    ipa, ixa = part.indptr, part.indices
+    idt = ixa.dtype
+    degree = np.empty(own, dtype=np.int64)
+    _simple_degrees(ipa, ixa, ipb, ixb, False, lo, hi, degree)
+    ghosts = _ghosts(part, ipb, ixb)
+    at = np.searchsorted(ghosts, part.rank_offsets)  # each owner's block of ghosts
+    _to_owners(peer, ghosts, at)
+    peer.sync()  # 0 -> 1: the owners answer with the degrees
+    asked = dict(peer.messages())
+    for q, ids in asked.items():
+        peer.send(q, degree[ids - lo])
+    peer.sync()  # 1 -> 2: the forward rows, and the ghost rows they need
+    ids = np.concatenate([np.arange(lo, hi, dtype=idt), ghosts])  # local -> global
+    lrank = np.empty(ids.shape[0], dtype=np.int64)
+    lrank[np.lexsort((ids, np.concatenate([degree, _joined(peer, degree[:0])])))] = np.arange(
+        ids.shape[0]
+    )
+    fptr = np.zeros(own + 1, dtype=np.int64)
+    none = np.empty(0, dtype=np.uint8)
+    need = np.zeros(ghosts.shape[0], dtype=np.bool_)
+    _own_forward(ipa, ixa, ipb, ixb, lo, hi, ghosts, lrank, fptr, ids[:0], none, need, False)
+    np.cumsum(fptr, out=fptr)
+    fix = np.empty(int(fptr[-1]), dtype=idt)
+    fdir = np.empty(fix.shape[0] if links else 0, dtype=np.uint8)
+    _own_forward(ipa, ixa, ipb, ixb, lo, hi, ghosts, lrank, fptr, fix, fdir, need, True)
+    del lrank
+    wanted = np.flatnonzero(need)
+    _to_owners(peer, ghosts[wanted], np.searchsorted(wanted, at))
+    peer.sync()  # 2 -> 3: the owners answer with the rows asked for, in global ids
+    for q, rows in peer.messages():
+        rows = rows.astype(np.int64) - lo
+        ptr, ent = rows_in_order(fptr[:-1], fptr[1:], fix, rows)
+        dirs = rows_in_order(fptr[:-1], fptr[1:], fdir, rows)[1] if links else none
+        peer.send(q, (np.diff(ptr), ids[ent], dirs))
+    peer.sync()  # 3 -> 4: count, and send the ghosts' counts to their owners
+    gptr, gix, gdir = _ghost_rows(
+        lo, hi, ghosts, wanted,
+        _joined(peer, fptr[:0], 0), _joined(peer, ids[:0], 1), _joined(peer, none, 2),
+    )  # fmt: skip
+    del ids, need, wanted
+    fptr = np.concatenate([fptr, fptr[-1] + gptr[1:]])
+    fix = np.concatenate([fix, gix])
+    fdir = np.concatenate([fdir, gdir])
+    del gptr, gix, gdir
+    local = fptr.shape[0] - 1
+    counts = np.zeros((local, 2 if links else 1), dtype=np.int64)
+    if links:
+        count_links(fptr, fix, fdir, 0, own, counts, np.zeros(local, dtype=np.uint8))
+    else:
+        bits = np.zeros(local // 64 + 1, dtype=np.uint64)
+        count_triangles(fptr, fix, 0, own, counts.reshape(-1), bits)
+    _to_owners(peer, counts[own:], at)
+    peer.sync()  # 4 -> 5: add the counts of own vertices that other ranks found
+    mine = counts[:own].copy()
+    for q, theirs in peer.messages():
+        mine[asked[q] - lo] += theirs
+    tri = mine[:, 0]
+    coef = coefficients(tri, mine[:, 1] if links else None, degree) if want_coef else None
+    return tri, coef, connected_triples(degree)
+
+
+def count_part(part, want_coef, threads, runtime):
+    """(triangles, LCC or None, connected triples, BSP stats) of the whole graph, from
+    this rank's part, on every rank; ``runtime``: the MPI runtime the part was split for."""
+    rt, own_rt = resolve(runtime, threads, "bsp")
+    try:
+        if not getattr(rt, "holds_parts", False):
+            raise InvalidArgumentError(
+                f"a partitioned graph runs on the MPI runtime it was split for, not {rt.name}"
+            )
+        ranks = part.rank_offsets.shape[0] - 1
+        if ranks != rt.size or part.rank != rt.rank:
+            raise InvalidArgumentError(
+                f"this part was split for {ranks} ranks (rank {part.rank}); the runtime "
+                f"has {rt.size} (this is rank {rt.rank})"
+            )
+        links = bool(want_coef and part.directed)
+        ipb, ixb, _ = part.in_csr()  # an exchange on a directed part, so before the job
+        job = run_bsp(_program, args=(part, links, want_coef, ipb, ixb), runtime=rt)
+    finally:
+        if own_rt:
+            rt.close()
+    tri = np.concatenate([r[0] for r in job.results])
+    coef = np.concatenate([r[1] for r in job.results]) if want_coef else None
+    return tri, coef, sum(r[2] for r in job.results), job.stats
