@@ -51,6 +51,7 @@ class Store:
                 self.named[g] = part
         self._ids = None
         self._union = None
+        self._quads = None
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -203,6 +204,13 @@ class Store:
         key = name if name.startswith(("<", "_:")) else "<" + name + ">"
         empty = Triples(self.default.pso[:0], self.default.pos[:0])
         return self.named.get(self.lookup(key), empty)
+
+    def named_quads(self) -> Triples:
+        """Every named graph's triples with the graph id as a fourth column (built on
+        first use): ``GRAPH ?g { ... }`` over all named graphs at once."""
+        if self._quads is None:
+            self._quads = Triples.quads(self.named)
+        return self._quads
 
     def query(self, text: str, *, as_pandas: bool = False, use_default_graph_as_union=False):
         """Run a SPARQL query. SELECT: a pyarrow Table (or a pandas frame) of terms (strings

@@ -5,6 +5,8 @@ with the row range of each predicate), and a whole dataset's rows grouped by gra
 A store holds every graph's rows back to back in one PSO and one POS array, the default
 graph first and then the named graphs by id, so each graph is a slice of both (its graph
 id is a fourth column stored run-length encoded: one (graph, start, end) row per graph).
+:meth:`Triples.quads` puts several graphs' rows into one sorted (m, 4) view with the graph
+id as a fourth column, so that ``GRAPH ?g { BGP }`` is one BGP evaluation over all graphs.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ DEFAULT_GRAPH = -1
 class Triples:
     """One RDF graph: ``pso`` / ``pos``, (m, 3) int64 rows s, p, o sorted by (p, s, o) and
     (p, o, s); ``pred_range`` and ``nodes`` are built on first use (a store may hold many
-    graphs, most never queried)."""
+    graphs, most never queried). Built by :meth:`quads`, the rows have a fourth column,
+    the graph id, last in both sort orders."""
 
     def __init__(self, pso, pos):
         self.pso = pso
@@ -55,6 +58,20 @@ class Triples:
     def predicate_count(self, pid: int) -> int:
         a, b = self.pred_range.get(pid, (0, 0))
         return b - a
+
+    @classmethod
+    def quads(cls, graphs: dict) -> Triples:
+        """The rows of ``graphs`` (graph id -> Triples) with their graph id as a fourth
+        column, sorted by (p, s, o, g) and (p, o, s, g)."""
+        parts = [g.pso for g in graphs.values()]
+        rows = np.empty((sum(len(p) for p in parts), 4), np.int64)
+        if parts:
+            rows[:, :3] = np.concatenate(parts)
+            rows[:, 3] = np.repeat(list(graphs), [len(p) for p in parts])
+        s, p, o, g = rows.T
+        pso = rows[np.lexsort((g, o, s, p))]
+        pos = rows[np.lexsort((g, s, o, p))]
+        return cls(pso, pos)
 
     @classmethod
     def merge(cls, graphs) -> Triples:

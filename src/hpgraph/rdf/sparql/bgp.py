@@ -27,13 +27,15 @@ LOOKUP_RATIO = 8
 
 class _Pattern:
     """One triple pattern over a graph (:class:`~hpgraph.rdf.triples.Triples`): terms are
-    ints (ids) or str (variable names)."""
+    ints (ids) or str (variable names); ``g``: the variable naming the graph of each row,
+    over the quads of several graphs (``GRAPH ?g { ... }``)."""
 
-    def __init__(self, graph, s, p, o):
+    def __init__(self, graph, s, p, o, g=None):
         self.graph = graph
         self.terms = (s, p, o)
-        self.vars = {t for t in self.terms if isinstance(t, str)}
-        self.rows = np.empty((0, 3), np.int64)
+        self.columns = [*enumerate(self.terms), *([(3, g)] if g is not None else [])]
+        self.vars = {t for _, t in self.columns if isinstance(t, str)}
+        self.rows = graph.pso[:0]
         if any(isinstance(t, int) and t < 0 for t in self.terms):
             return
         if isinstance(p, int):
@@ -62,7 +64,7 @@ class _Pattern:
         rows = self.rows if rows is None else rows
         mask = np.ones(len(rows), bool)
         seen = {}
-        for col, t in enumerate(self.terms):
+        for col, t in self.columns:
             if isinstance(t, int):
                 mask &= rows[:, col] == t
             elif t in seen:
@@ -138,7 +140,7 @@ def bgp(ctx, triples, seed: Table | None = None) -> Table:
 
 
 def _patterns(ctx, triples, seed) -> Table:
-    patterns = [_Pattern(ctx.graph, *_terms(ctx, t)) for t in triples]
+    patterns = [_Pattern(ctx.graph, *_terms(ctx, t), ctx.graph_var) for t in triples]
     if seed is not None:
         patterns.append(_Seed(seed))
     if not patterns:

@@ -8,11 +8,14 @@ a graph name) and the named graphs are all the store's; with ``union`` (pyoxigra
 clause replaces both: the default graph is the merge of the FROM graphs (empty without
 one) and the named graphs are the FROM NAMED graphs the store holds (none without one).
 
-``GRAPH ?g { P }`` evaluates P once per named graph of the dataset (each graph is a slice
-of the store's arrays, so switching costs nothing) joined with ``?g`` bound to the graph's
-name, and concatenates; a graph name also used in P (``GRAPH ?g { ?g ?p ?o }``) joins as
-any variable does. ``GRAPH <iri> { P }`` evaluates P in that graph, or gives no solution
-when the dataset has no such named graph."""
+``GRAPH ?g { P }``, P a basic graph pattern without property paths, is one BGP evaluation
+over the quads of all named graphs of the dataset (:meth:`Triples.quads`: rows sorted by
+(p, s, o, g) and (p, o, s, g)), each triple pattern with ``?g`` as a fourth variable, so
+the patterns join on it. Any other P is evaluated once per named graph (each graph is a
+slice of the store's arrays, so switching costs nothing) joined with ``?g`` bound to the
+graph's name, and the results concatenated. A graph name also used in P (``GRAPH ?g {
+?g ?p ?o }``) joins as any variable does. ``GRAPH <iri> { P }`` evaluates P in that graph,
+or gives no solution when the dataset has no such named graph."""
 
 from __future__ import annotations
 
@@ -20,6 +23,8 @@ import contextlib
 
 import numpy as np
 
+from hpgraph.rdf.sparql.bgp import bgp
+from hpgraph.rdf.sparql.paths import is_path
 from hpgraph.rdf.sparql.table import Table, join, union_all
 from hpgraph.rdf.triples import Triples
 
@@ -48,14 +53,15 @@ def choose_dataset(ctx, clauses, union=False) -> None:
 
 
 @contextlib.contextmanager
-def active_graph(ctx, triples):
-    """Evaluate the patterns inside the block against ``triples``."""
-    outer = ctx.graph
-    ctx.graph = triples
+def active_graph(ctx, triples, graph_var=None):
+    """Evaluate the patterns inside the block against ``triples`` (quads if
+    ``graph_var`` names their graph column)."""
+    outer = ctx.graph, ctx.graph_var
+    ctx.graph, ctx.graph_var = triples, graph_var
     try:
         yield
     finally:
-        ctx.graph = outer
+        ctx.graph, ctx.graph_var = outer
 
 
 def graph_pattern(ctx, node, evaluate, seed: Table | None = None) -> Table:
@@ -74,6 +80,8 @@ def graph_pattern(ctx, node, evaluate, seed: Table | None = None) -> Table:
         with active_graph(ctx, triples):
             return evaluate(ctx, node.p, seed)
     name = str(term)
+    if node.p.name == "BGP" and not any(is_path(t[1]) for t in node.p.triples):
+        return _graph_bgp(ctx, name, node.p.triples, seed)
     graphs = ctx.named
     if seed is not None and name in seed.cols and name not in seed.maybe:
         wanted = set(np.unique(seed.cols[name]).tolist())
@@ -86,6 +94,17 @@ def graph_pattern(ctx, node, evaluate, seed: Table | None = None) -> Table:
     if not parts:
         return _empty(seed, [name])
     return union_all(parts)
+
+
+def _graph_bgp(ctx, name, triples, seed) -> Table:
+    """``GRAPH ?name { triples }`` as one BGP over the quads of every named graph."""
+    if not triples:
+        found = Table({name: np.array(list(ctx.named), np.int64)}, len(ctx.named))
+        return found if seed is None else join(seed, found)
+    whole = ctx.named is ctx.store.named  # else FROM NAMED chose some graphs
+    quads = ctx.store.named_quads() if whole else Triples.quads(ctx.named)
+    with active_graph(ctx, quads, name):
+        return bgp(ctx, triples, seed)
 
 
 def _empty(seed, names) -> Table:

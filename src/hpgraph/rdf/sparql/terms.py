@@ -26,12 +26,15 @@ class Unsupported(InvalidArgumentError):
 class Ctx:
     """One query's evaluation state: the store (its dictionary), the terms the query made,
     and the dataset: ``graph`` the active graph the patterns read (the default graph, or
-    a named graph inside GRAPH) and ``named`` the named graphs (id -> Triples)."""
+    a named graph inside GRAPH) and ``named`` the named graphs (id -> Triples);
+    ``graph_var`` names the graph column while ``graph`` is the quads of all named graphs
+    (``GRAPH ?g { BGP }``)."""
 
     def __init__(self, store):
         self.store = store
         self.graph = store.default
         self.named = store.named
+        self.graph_var = None
         self.extra: list[str] = []
         self.extra_ids: dict[str, int] = {}
         self._values: dict[int, tuple] = {}
