@@ -304,6 +304,7 @@ def test_compiled_scanner_matches_line_parser(data, tmp_path, monkeypatch, colli
         ('SELECT ?x WHERE { ?x ex:p ?y BIND(BNODE("b") AS ?z) }', "BNODE"),
         ("SELECT ?x WHERE { SERVICE <http://x.org/> { ?x ex:p ?y } }", "SERVICE"),
         ("DESCRIBE * WHERE { ?x ex:p ?y }", "DESCRIBE \\*"),
+        ("SELECT ?x WHERE { GRAPH _:g { ?x ex:p ?y } }", "syntax error"),
     ],
 )
 def test_unsupported_and_bad_queries_raise_one_line(data, text, match):

@@ -16,7 +16,7 @@ import numpy as np
 from hpgraph.rdf.sparql.table import Table, join, left_join, minus, rows_unique, union
 from hpgraph.rdf.sparql.terms import Unsupported
 
-__all__ = ["EXISTS", "exists_key", "pattern_vars", "exists_columns"]
+__all__ = ["EXISTS", "exists_key", "expr_leaves", "pattern_vars", "exists_columns"]
 
 EXISTS = ("Builtin_EXISTS", "Builtin_NOTEXISTS")
 _ROW = "\0row"
@@ -44,24 +44,25 @@ def pattern_vars(node, out):
     return out
 
 
-def _nodes(e, out):
-    """The EXISTS / NOT EXISTS nodes of an expression (not those nested in their
-    patterns: the inner evaluation finds those)."""
-    if isinstance(e, dict):
-        if getattr(e, "name", None) in EXISTS:
-            out.append(e)
-            return out
+def expr_leaves(e):
+    """The variables and the EXISTS / NOT EXISTS nodes of an expression, in tree order;
+    the patterns inside EXISTS are not entered (their own evaluation reads them)."""
+    from rdflib import Variable
+
+    if isinstance(e, Variable) or getattr(e, "name", None) in EXISTS:
+        yield e
+    elif isinstance(e, dict):
         for v in e.values():
-            _nodes(v, out)
+            yield from expr_leaves(v)
     elif isinstance(e, list):
         for v in e:
-            _nodes(v, out)
-    return out
+            yield from expr_leaves(v)
 
 
 def exists_columns(ctx, e, t: Table) -> dict:
     """{hidden column: 0/1 per row of ``t``} for each EXISTS node of ``e``."""
-    return {exists_key(n): _exists(ctx, n.graph, t).astype(np.int64) for n in _nodes(e, [])}
+    nodes = [n for n in expr_leaves(e) if isinstance(n, dict)]
+    return {exists_key(n): _exists(ctx, n.graph, t).astype(np.int64) for n in nodes}
 
 
 def _exists(ctx, graph, t: Table):

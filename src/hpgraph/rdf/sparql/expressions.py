@@ -17,7 +17,7 @@ import uuid
 
 from hpgraph.rdf.parse import canonical_literal
 from hpgraph.rdf.sparql.dates import datetime_order, temporal_type
-from hpgraph.rdf.sparql.exists import EXISTS, exists_key
+from hpgraph.rdf.sparql.exists import EXISTS, exists_key, expr_leaves
 from hpgraph.rdf.sparql.functions import ABSENT, BUILTINS
 from hpgraph.rdf.sparql.numeric import XSD, arith, number_key
 from hpgraph.rdf.sparql.terms import Unsupported, split_literal
@@ -38,18 +38,10 @@ _RDF_LANG = "http://www.w3.org/1999/02/22-rdf-syntax-ns#langString"
 
 
 def expr_vars(e, out):
-    from rdflib import Variable
-
-    if isinstance(e, Variable):
-        out.add(str(e))
-    elif getattr(e, "name", None) in EXISTS:
-        out.add(exists_key(e))
-    elif isinstance(e, dict):
-        for v in e.values():
-            expr_vars(v, out)
-    elif isinstance(e, list):
-        for v in e:
-            expr_vars(v, out)
+    """Add to ``out`` the variables ``e`` reads and the hidden column of each of its
+    EXISTS nodes; returns ``out``."""
+    for leaf in expr_leaves(e):
+        out.add(exists_key(leaf) if isinstance(leaf, dict) else str(leaf))
     return out
 
 
