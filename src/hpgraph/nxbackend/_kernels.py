@@ -82,6 +82,55 @@ def _heap_less(hd, hc, a, b):
     return hd[a] < hd[b] or (hd[a] == hd[b] and hc[a] < hc[b])
 
 
+@njit(**NUMBA_FLAGS, inline="always")
+def _heap_swap(hd, hc, hv, a, b):
+    hd[a], hd[b] = hd[b], hd[a]
+    hc[a], hc[b] = hc[b], hc[a]
+    hv[a], hv[b] = hv[b], hv[a]
+
+
+@njit(**NUMBA_FLAGS, inline="always")
+def _heap_push(hd, hc, hv, size, d, c, v):
+    """Push (distance d, counter c, vertex v) onto the heap of ``size`` entries and sift
+    it up; returns the new size."""
+    i = size
+    hd[i] = d
+    hc[i] = c
+    hv[i] = v
+    while i > 0:
+        p = (i - 1) // 2
+        if not _heap_less(hd, hc, i, p):
+            break
+        _heap_swap(hd, hc, hv, i, p)
+        i = p
+    return size + 1
+
+
+@njit(**NUMBA_FLAGS, inline="always")
+def _heap_pop(hd, hc, hv, size):
+    """(distance, vertex, new size) of the smallest entry, removed: the last entry moves
+    to the root and sifts down."""
+    d = hd[0]
+    v = hv[0]
+    size -= 1
+    if size > 0:
+        hd[0] = hd[size]
+        hc[0] = hc[size]
+        hv[0] = hv[size]
+        i = 0
+        while True:
+            c = 2 * i + 1
+            if c >= size:
+                break
+            if c + 1 < size and _heap_less(hd, hc, c + 1, c):
+                c += 1
+            if not _heap_less(hd, hc, c, i):
+                break
+            _heap_swap(hd, hc, hv, i, c)
+            i = c
+    return d, v, size
+
+
 @njit(**NUMBA_FLAGS)
 def dijkstra_order(indptr, indices, weights, source, cutoff, target):
     """(order, dist, status): vertices in settling order and their distances (aligned
@@ -102,32 +151,10 @@ def dijkstra_order(indptr, indices, weights, source, cutoff, target):
     settled = 0
     seen[source] = 0.0
     seen_any[source] = True
-    hd[0] = 0.0
-    hc[0] = counter
-    hv[0] = source
+    size = _heap_push(hd, hc, hv, size, 0.0, counter, source)
     counter += 1
-    size = 1
     while size > 0:
-        d = hd[0]
-        v = hv[0]
-        size -= 1
-        if size > 0:  # move the last entry to the root and sift it down
-            hd[0] = hd[size]
-            hc[0] = hc[size]
-            hv[0] = hv[size]
-            i = 0
-            while True:
-                c = 2 * i + 1
-                if c >= size:
-                    break
-                if c + 1 < size and _heap_less(hd, hc, c + 1, c):
-                    c += 1
-                if not _heap_less(hd, hc, c, i):
-                    break
-                hd[i], hd[c] = hd[c], hd[i]
-                hc[i], hc[c] = hc[c], hc[i]
-                hv[i], hv[c] = hv[c], hv[i]
-                i = c
+        d, v, size = _heap_pop(hd, hc, hv, size)
         if done[v]:
             continue
         done[v] = True
@@ -147,20 +174,8 @@ def dijkstra_order(indptr, indices, weights, source, cutoff, target):
             elif not seen_any[u] or vu < seen[u]:
                 seen_any[u] = True
                 seen[u] = vu
-                i = size  # push and sift up
-                hd[i] = vu
-                hc[i] = counter
-                hv[i] = u
+                size = _heap_push(hd, hc, hv, size, vu, counter, u)
                 counter += 1
-                size += 1
-                while i > 0:
-                    p = (i - 1) // 2
-                    if not _heap_less(hd, hc, i, p):
-                        break
-                    hd[i], hd[p] = hd[p], hd[i]
-                    hc[i], hc[p] = hc[p], hc[i]
-                    hv[i], hv[p] = hv[p], hv[i]
-                    i = p
     out = order[:settled]
     return out, dist[out], 0
 

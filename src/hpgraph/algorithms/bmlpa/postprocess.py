@@ -17,6 +17,7 @@ from numba import njit
 
 from hpgraph.algorithms.afforest import _link
 from hpgraph.algorithms.bmlpa.initial import _contains
+from hpgraph.algorithms.bmlpa.propagate import _insert_by_label
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.engine.schedule import balanced_cuts
 
@@ -132,14 +133,7 @@ def _relabel_range(ptr, lab, coef, target, v0, v1):
             c = lab[a + t]
             if target[c] >= 0:
                 c = target[c]
-            w = coef[a + t]
-            j = t
-            while j > 0 and rl[j - 1] > c:
-                rl[j] = rl[j - 1]
-                rc[j] = rc[j - 1]
-                j -= 1
-            rl[j] = c
-            rc[j] = w
+            _insert_by_label(rl, rc, t, c, coef[a + t])
         first = out
         for t in range(e - a):
             if out > first and nlab[out - 1] == rl[t]:

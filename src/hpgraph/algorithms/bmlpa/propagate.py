@@ -230,15 +230,8 @@ def _propagate(
                 for k in range(a, e):
                     u = indices[k]
                     for q in range(beg[u], fin[u]):
-                        c = lab[q]
-                        x = coef[q]
-                        j = ng  # stable insertion by label: equal labels keep neighbour order
-                        while j > 0 and glab[j - 1] > c:
-                            glab[j] = glab[j - 1]
-                            gsc[j] = gsc[j - 1]
-                            j -= 1
-                        glab[j] = c
-                        gsc[j] = x
+                        # equal labels keep neighbour order
+                        _insert_by_label(glab, gsc, ng, lab[q], coef[q])
                         ng += 1
                 nt = 0
                 for t in range(ng):  # runs of a label: sum in order, starting from 0.0
@@ -388,6 +381,19 @@ def _same_labels(pbeg, pfin, plab, v, lab, o, m):
         if plab[pbeg[v] + t] != lab[o + t]:
             return False
     return True
+
+
+@njit(**NUMBA_FLAGS, inline="always")
+def _insert_by_label(labels, values, n, c, x):
+    """Insert (c, x) into labels[:n] (sorted) and values[:n], after any equal label (a
+    stable insertion sort's step)."""
+    j = n
+    while j > 0 and labels[j - 1] > c:
+        labels[j] = labels[j - 1]
+        values[j] = values[j - 1]
+        j -= 1
+    labels[j] = c
+    values[j] = x
 
 
 @njit(**NUMBA_FLAGS)

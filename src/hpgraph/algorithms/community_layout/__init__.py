@@ -95,9 +95,8 @@ from hpgraph.algorithms.community_layout.placement import (
     _vertex_forest,
 )
 from hpgraph.algorithms.community_layout.refine import _cell_sums, _permuted_csr, _refine_peer
-from hpgraph.algorithms.layout import T0, _whole
+from hpgraph.algorithms.layout import T0, _dimension, _whole
 from hpgraph.engine.bsp import run_bsp
-from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph.views import simple_view
 from hpgraph.result import VertexResult
 
@@ -144,9 +143,7 @@ def community_layout(
     """
     t_start = time.perf_counter()
     check_graph(graph)
-    dim = _whole("dim", dim, 2)
-    if dim > 3:
-        raise InvalidArgumentError(f"dim must be 2 or 3, got {dim}")
+    dim = _dimension(dim)
     seed = _whole("seed", seed, 0)
     top = _whole("top", top, 1)
     top_iterations = _whole("top_iterations", top_iterations, 0)

@@ -160,6 +160,14 @@ def _whole(name, value, lo):
     return int(value)
 
 
+def _dimension(dim):
+    """``dim`` checked: 2 or 3."""
+    dim = _whole("dim", dim, 2)
+    if dim > 3:
+        raise InvalidArgumentError(f"dim must be 2 or 3, got {dim}")
+    return dim
+
+
 def layout(
     graph,
     *,
@@ -187,9 +195,7 @@ def layout(
     ``seed``). ``gravity``: pull to the centre (default 1, 0 for ``grid``).
     """
     check_graph(graph)
-    dim = _whole("dim", dim, 2)
-    if dim > 3:
-        raise InvalidArgumentError(f"dim must be 2 or 3, got {dim}")
+    dim = _dimension(dim)
     iterations = _whole("iterations", iterations, 0)
     seed = _whole("seed", seed, 0)
     if method not in ("auto", *_METHODS):

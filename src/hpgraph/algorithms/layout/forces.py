@@ -50,6 +50,14 @@ def _rep(dx, dy, dz, u, v, k2, dim):
     return 0.0, 0.0, s
 
 
+@njit(**NUMBA_FLAGS, inline="always")
+def _add_force(disp, r, fx, fy, fz):
+    """Add the force (fx, fy, fz) to row r of the displacements."""
+    disp[r, 0] += fx
+    disp[r, 1] += fy
+    disp[r, 2] += fz
+
+
 @njit(**NUMBA_FLAGS)
 def _repel_exact(p, lo, hi, k2, dim, disp):
     n = p.shape[0]
@@ -62,9 +70,7 @@ def _repel_exact(p, lo, hi, k2, dim, disp):
                 fx += a
                 fy += b
                 fz += c
-        disp[u - lo, 0] += fx
-        disp[u - lo, 1] += fy
-        disp[u - lo, 2] += fz
+        _add_force(disp, u - lo, fx, fy, fz)
 
 
 @njit(**NUMBA_FLAGS)
@@ -132,9 +138,7 @@ def _repel_grid(p, lo, hi, k2, ncell, dim, start, order, disp):
                     fx += a
                     fy += b
                     fz += cc
-        disp[u - lo, 0] += fx
-        disp[u - lo, 1] += fy
-        disp[u - lo, 2] += fz
+        _add_force(disp, u - lo, fx, fy, fz)
 
 
 @njit(**NUMBA_FLAGS)
@@ -156,10 +160,7 @@ def _attract(p, verts, rows, indptr, indices, weights, has_w, k, disp):
             fx += dx * f
             fy += dy * f
             fz += dz * f
-        r = rows[i]
-        disp[r, 0] += fx
-        disp[r, 1] += fy
-        disp[r, 2] += fz
+        _add_force(disp, rows[i], fx, fy, fz)
 
 
 @njit(**NUMBA_FLAGS)

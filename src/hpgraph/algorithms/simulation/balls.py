@@ -25,6 +25,31 @@ def _grow(a, need):
     return b
 
 
+@njit(**NUMBA_FLAGS, inline="always")
+def _join(w, b, stamp, pos, ball, size):
+    """Put w at position ``size`` of ball b unless it is in already; returns the size."""
+    if stamp[w] != b:
+        stamp[w] = b
+        pos[w] = size
+        ball[size] = w
+        size += 1
+    return size
+
+
+@njit(**NUMBA_FLAGS, inline="always")
+def _queue_linked(ptr, idx, i, out, cm, bm, seen, stack, qn):
+    """Queue (``stack[qn:]``) the unseen neighbours j of i in the local CSR (ptr, idx)
+    whose match edge carries a pattern edge: i -> j when ``out``, else j -> i (``cm``:
+    pattern children of each match, ``bm``: its pattern vertices); returns the new qn."""
+    for e in range(ptr[i], ptr[i + 1]):
+        j = idx[e]
+        if not seen[j] and ((cm[i] & bm[j]) if out else (cm[j] & bm[i])) != 0:
+            seen[j] = True
+            stack[qn] = j
+            qn += 1
+    return qn
+
+
 @njit(**NUMBA_FLAGS)
 def _balls(centres, radius, k, pat, mask, optr, oidx, iptr, iidx, uptr, uval, stamp, pos, ball):
     """Strict simulation around each centre over the match graph (out-CSR optr/oidx,
@@ -62,10 +87,7 @@ def _balls(centres, radius, k, pat, mask, optr, oidx, iptr, iidx, uptr, uval, st
     for b in range(centres.shape[0]):
         c = centres[b]
         # 1. the ball and its edges
-        stamp[c] = b
-        pos[c] = 0
-        ball[0] = c
-        size = 1
+        size = _join(c, b, stamp, pos, ball, 0)
         ne = 0
         head = 0
         border = 0  # the vertices at depth `radius`: [border, size)
@@ -80,21 +102,13 @@ def _balls(centres, radius, k, pat, mask, optr, oidx, iptr, iidx, uptr, uval, st
                 ed = _grow(ed, es.shape[0])
                 for e in range(optr[v], optr[v + 1]):
                     w = oidx[e]
-                    if stamp[w] != b:
-                        stamp[w] = b
-                        pos[w] = size
-                        ball[size] = w
-                        size += 1
+                    size = _join(w, b, stamp, pos, ball, size)
                     es[ne] = i
                     ed[ne] = pos[w]
                     ne += 1
                 for e in range(iptr[v], iptr[v + 1]):
                     w = iidx[e]
-                    if stamp[w] != b:
-                        stamp[w] = b
-                        pos[w] = size
-                        ball[size] = w
-                        size += 1
+                    size = _join(w, b, stamp, pos, ball, size)
                     if last and pos[w] >= end:  # w is never scanned: record w -> v here
                         es[ne] = pos[w]
                         ed[ne] = i
@@ -197,18 +211,8 @@ def _balls(centres, radius, k, pat, mask, optr, oidx, iptr, iidx, uptr, uval, st
                 i = stack[head]
                 head += 1
                 union |= bm[i]
-                for e in range(lo_ptr[i], lo_ptr[i + 1]):
-                    j = lo_idx[e]
-                    if not seen[j] and (cm[i] & bm[j]) != 0:
-                        seen[j] = True
-                        stack[qn] = j
-                        qn += 1
-                for e in range(li_ptr[i], li_ptr[i + 1]):
-                    j = li_idx[e]
-                    if not seen[j] and (cm[j] & bm[i]) != 0:
-                        seen[j] = True
-                        stack[qn] = j
-                        qn += 1
+                qn = _queue_linked(lo_ptr, lo_idx, i, True, cm, bm, seen, stack, qn)
+                qn = _queue_linked(li_ptr, li_idx, i, False, cm, bm, seen, stack, qn)
             if union != full:
                 continue
             verts = np.sort(ball[stack[:qn]])
