@@ -4,12 +4,16 @@ and the ratio pyoxigraph / hpgraph.
 Two data sets: a generated university-like graph (``--people``), or LUBM (``--lubm N``):
 LUBM(N) generated, loaded with univ-bench inference, the materialised triples loaded into
 pyoxigraph (in memory) and the 14 LUBM queries timed on both (row counts checked equal),
-then one query per SPARQL feature beyond basic graph patterns (``FEATURES``).
+then one query per SPARQL feature beyond basic graph patterns (``FEATURES``). With
+``--graphs`` the inferred LUBM(N) triples are written as N-Quads, each in the named graph
+of its subject's department (``<http://www.DepartmentD.UniversityU.edu>``; other subjects
+in the default graph), and the named-graph queries and query forms (``GRAPHS``) are timed.
 
     flock /tmp/hpgraph-big.lock /usr/bin/time -v .venv/bin/python benchmarks/rdf_bench.py \
         --people 100000
     flock /tmp/hpgraph-big.lock .venv/bin/python benchmarks/rdf_bench.py --lubm 5
     .venv/bin/python benchmarks/rdf_bench.py --lubm 1 --features-only
+    .venv/bin/python benchmarks/rdf_bench.py --lubm 1 --graphs
 """
 
 from __future__ import annotations
@@ -71,6 +75,83 @@ FEATURES = {
 }
 
 
+_D0, _D1 = _D.format(0), _D.format(1)
+#: Named graphs and the query forms, on LUBM split into one graph per department.
+GRAPHS = {
+    "GRAPH ?g BGP": "SELECT ?g ?x ?c WHERE { GRAPH ?g { ?x rdf:type ub:GraduateStudent . "
+    "?x ub:takesCourse ?c } }",
+    "GRAPH <iri>": f"SELECT ?x ?p WHERE {{ GRAPH <{_D0}> {{ ?x ub:advisor ?p }} }}",
+    "GRAPH ?g OPTIONAL": "SELECT ?g ?x ?e WHERE { GRAPH ?g { ?x rdf:type ub:FullProfessor "
+    "OPTIONAL { ?x ub:emailAddress ?e } } }",
+    "count per graph": "SELECT ?g (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } } GROUP BY ?g",
+    "FROM two": f"SELECT ?x FROM <{_D0}> FROM <{_D1}> WHERE {{ ?x rdf:type ub:Student }}",
+    "ASK": "ASK { GRAPH ?g { ?x ub:headOf ?d . ?x ub:doctoralDegreeFrom ?u } }",
+    "CONSTRUCT": "CONSTRUCT { ?p ub:advises ?s } WHERE { GRAPH ?g { ?s ub:advisor ?p } }",
+    "DESCRIBE": f"DESCRIBE ?x FROM <{_D0}> WHERE {{ ?x rdf:type ub:FullProfessor }}",
+}
+
+
+def _size(result):
+    """Rows of a SELECT, triples of a CONSTRUCT / DESCRIBE (each once), or ASK's answer."""
+    if isinstance(result, bool):
+        return result
+    if hasattr(result, "num_rows"):
+        return result.num_rows
+    if hasattr(result, "variables"):
+        return len(list(result))
+    if hasattr(result, "__iter__"):
+        return len({str(t) for t in result})
+    return bool(result)
+
+
+def graphs(store, trials):
+    """Write ``store``'s triples as N-Quads, one named graph per department, load them
+    into both engines and time the ``GRAPHS`` queries."""
+    import re
+
+    import pyoxigraph
+
+    from hpgraph.rdf import Store
+    from hpgraph.rdf.lubm.queries import PREFIXES
+
+    dept = re.compile(r"<(http://www\.Department\d+\.University\d+\.edu)")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "lubm.nq")
+        terms = store.terms
+        with open(path, "w", encoding="utf-8") as fh:
+            for block in range(0, len(store), 1 << 16):
+                lines = []
+                for s, p, o in store.pso[block : block + (1 << 16)].tolist():
+                    m = dept.match(terms[s])
+                    g = f" <{m.group(1)}>" if m else ""
+                    lines.append(f"{terms[s]} {terms[p]} {terms[o]}{g} .\n")
+                fh.write("".join(lines))
+        t_load, quads = best(lambda: Store.load(path), 1)
+
+        def ox_load():
+            ox = pyoxigraph.Store()
+            ox.load(path=path, format=pyoxigraph.RdfFormat.N_QUADS)
+            return ox
+
+        t_ox, ox = best(ox_load, 1)
+        print(
+            f"N-Quads: {len(quads):,} quads, {len(quads.named)} named graphs, "
+            f"{len(quads.default):,} triples in the default graph; load hpgraph {t_load:.2f} s "
+            f"pyoxigraph {t_ox:.2f} s ratio {t_ox / t_load:.2f}"
+        )
+        print("query              rows   hpgraph first  hpgraph ms  pyoxigraph ms  ratio")
+        for name, text in GRAPHS.items():
+            text = PREFIXES + text
+            t_first, _ = best(lambda text=text: quads.query(text), 1)
+            t_q, ours = best(lambda text=text: quads.query(text), trials)
+            t_o, theirs = best(lambda text=text: _size(ox.query(text)), trials)
+            assert _size(ours) == theirs, (name, _size(ours), theirs)
+            print(
+                f"{name:17s} {int(theirs):8,} {t_first * 1e3:11.1f} {t_q * 1e3:11.2f} "
+                f"{t_o * 1e3:13.2f} {t_o / t_q:7.2f}"
+            )
+
+
 def generate(path, people, seed=1):
     rng = np.random.default_rng(seed)
     depts = max(people // 1000, 4)
@@ -108,7 +189,7 @@ def best(fn, trials):
     return min(times), out
 
 
-def lubm(universities, seed, trials, features_only=False):
+def lubm(universities, seed, trials, features_only=False, named_graphs=False):
     import pyoxigraph
 
     from hpgraph.rdf import Store
@@ -139,6 +220,9 @@ def lubm(universities, seed, trials, features_only=False):
             f"load + inference hpgraph {t_inf:.2f} s: {len(store):,} triples "
             f"({len(store) - n:,} inferred), {len(store.terms):,} terms"
         )
+        if named_graphs:
+            graphs(store, trials)
+            return
         full = os.path.join(tmp, "inferred.nt")
         terms = store.terms
         with open(full, "w", encoding="utf-8") as fh:
@@ -182,9 +266,12 @@ def main():
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--features-only", action="store_true", help="LUBM: only the FEATURES queries")
+    ap.add_argument(
+        "--graphs", action="store_true", help="LUBM: only the named-graph GRAPHS queries"
+    )
     args = ap.parse_args()
     if args.lubm:
-        lubm(args.lubm, args.seed, args.trials, args.features_only)
+        lubm(args.lubm, args.seed, args.trials, args.features_only, args.graphs)
         return
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "uni.nt")

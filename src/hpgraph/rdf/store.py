@@ -26,6 +26,8 @@ __all__ = ["Store", "DEFAULT_GRAPH"]
 
 _VERSION = 2
 _READS = (1, 2)
+#: How many merges of FROM graphs a store keeps (each a copy of its graphs' rows).
+_MERGES_KEPT = 4
 
 
 class Store:
@@ -52,6 +54,7 @@ class Store:
         self._ids = None
         self._union = None
         self._quads = None
+        self._merges: dict[tuple, Triples] = {}
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -204,6 +207,16 @@ class Store:
         key = name if name.startswith(("<", "_:")) else "<" + name + ">"
         empty = Triples(self.default.pso[:0], self.default.pos[:0])
         return self.named.get(self.lookup(key), empty)
+
+    def merged(self, ids) -> Triples:
+        """The merge (a set) of the named graphs ``ids`` (graph ids; absent ones are
+        empty), kept for the last few sets asked (the FROM clauses of queries)."""
+        key = tuple(sorted(set(ids)))
+        if key not in self._merges:
+            if len(self._merges) >= _MERGES_KEPT:
+                self._merges.pop(next(iter(self._merges)))
+            self._merges[key] = Triples.merge([self.named[g] for g in key if g in self.named])
+        return self._merges[key]
 
     def named_quads(self) -> Triples:
         """Every named graph's triples with the graph id as a fourth column (built on

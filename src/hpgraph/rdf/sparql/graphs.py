@@ -8,8 +8,9 @@ a graph name) and the named graphs are all the store's; with ``union`` (pyoxigra
 clause replaces both: the default graph is the merge of the FROM graphs (empty without
 one) and the named graphs are the FROM NAMED graphs the store holds (none without one).
 
-``GRAPH ?g { P }``, P a basic graph pattern without property paths, is one BGP evaluation
-over the quads of all named graphs of the dataset (:meth:`Triples.quads`: rows sorted by
+``GRAPH ?g { P }``, P made of basic graph patterns without property paths combined by
+joins, OPTIONAL, FILTER and UNION (see :func:`_over_quads`), is one evaluation over the
+quads of all named graphs of the dataset (:meth:`Triples.quads`: rows sorted by
 (p, s, o, g) and (p, o, s, g)), each triple pattern with ``?g`` as a fourth variable, so
 the patterns join on it. Any other P is evaluated once per named graph (each graph is a
 slice of the store's arrays, so switching costs nothing) joined with ``?g`` bound to the
@@ -23,7 +24,7 @@ import contextlib
 
 import numpy as np
 
-from hpgraph.rdf.sparql.bgp import bgp
+from hpgraph.rdf.sparql.exists import expr_leaves
 from hpgraph.rdf.sparql.paths import is_path
 from hpgraph.rdf.sparql.table import Table, join, union_all
 from hpgraph.rdf.triples import Triples
@@ -47,8 +48,7 @@ def choose_dataset(ctx, clauses, union=False) -> None:
         gid = store.lookup(term_key(c.default if is_default else c.named))
         if gid in store.named:
             (default if is_default else named)[gid] = store.named[gid]
-    graphs = list(default.values())
-    ctx.graph = graphs[0] if len(graphs) == 1 else Triples.merge(graphs)
+    ctx.graph = default[next(iter(default))] if len(default) == 1 else store.merged(default)
     ctx.named = dict(sorted(named.items()))
 
 
@@ -80,8 +80,14 @@ def graph_pattern(ctx, node, evaluate, seed: Table | None = None) -> Table:
         with active_graph(ctx, triples):
             return evaluate(ctx, node.p, seed)
     name = str(term)
-    if node.p.name == "BGP" and not any(is_path(t[1]) for t in node.p.triples):
-        return _graph_bgp(ctx, name, node.p.triples, seed)
+    if node.p.name == "BGP" and not node.p.triples:  # one solution per graph
+        found = Table({name: np.array(list(ctx.named), np.int64)}, len(ctx.named))
+        return found if seed is None else join(seed, found)
+    if _over_quads(node.p, name):
+        whole = ctx.named is ctx.store.named  # else FROM NAMED chose some graphs
+        quads = ctx.store.named_quads() if whole else Triples.quads(ctx.named)
+        with active_graph(ctx, quads, name):
+            return evaluate(ctx, node.p, seed)
     graphs = ctx.named
     if seed is not None and name in seed.cols and name not in seed.maybe:
         wanted = set(np.unique(seed.cols[name]).tolist())
@@ -96,15 +102,26 @@ def graph_pattern(ctx, node, evaluate, seed: Table | None = None) -> Table:
     return union_all(parts)
 
 
-def _graph_bgp(ctx, name, triples, seed) -> Table:
-    """``GRAPH ?name { triples }`` as one BGP over the quads of every named graph."""
-    if not triples:
-        found = Table({name: np.array(list(ctx.named), np.int64)}, len(ctx.named))
-        return found if seed is None else join(seed, found)
-    whole = ctx.named is ctx.store.named  # else FROM NAMED chose some graphs
-    quads = ctx.store.named_quads() if whole else Triples.quads(ctx.named)
-    with active_graph(ctx, quads, name):
-        return bgp(ctx, triples, seed)
+def _over_quads(node, name) -> bool:
+    """Whether ``node`` gives over the quads of all graphs (every triple pattern with
+    ``?name`` as its fourth variable) what it gives in each graph apart joined with
+    ``?name``: non-empty BGPs without property paths, combined by Join, OPTIONAL, FILTER
+    and UNION, no expression reading ``?name`` or holding EXISTS. (MINUS is not: its two
+    sides would share ``?name``, which changes what it removes.)"""
+    kind = node.name
+    if kind == "BGP":
+        return bool(node.triples) and not any(is_path(t[1]) for t in node.triples)
+    if kind in ("Join", "Union"):
+        return _over_quads(node.p1, name) and _over_quads(node.p2, name)
+    if kind == "LeftJoin":
+        return _plain(node.expr, name) and all(_over_quads(p, name) for p in (node.p1, node.p2))
+    return kind == "Filter" and _plain(node.expr, name) and _over_quads(node.p, name)
+
+
+def _plain(expr, name) -> bool:
+    """Whether a filter neither reads ``?name`` nor holds EXISTS."""
+    leaves = expr_leaves(expr) if expr is not None else ()
+    return all(not isinstance(v, dict) and str(v) != name for v in leaves)
 
 
 def _empty(seed, names) -> Table:
