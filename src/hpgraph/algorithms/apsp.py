@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from hpgraph._procfs import kib_field
 from hpgraph.algorithms._common import check_graph
 from hpgraph.algorithms._paths import dijkstra_settle
 from hpgraph.algorithms._peer import PeerProgress, resolve_runtime, resolve_weighted
@@ -241,13 +242,9 @@ class APSPResult:
 
 def available_memory() -> int:
     """Bytes of memory available now (Linux MemAvailable; else physical memory)."""
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
+    found = kib_field("/proc/meminfo", "MemAvailable")
+    if found is not None:
+        return found
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 

@@ -43,6 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
+from hpgraph._procfs import kib_field
 from hpgraph.errors import HPGraphError, InvalidArgumentError
 from hpgraph.progress import Progress
 
@@ -79,13 +80,9 @@ def _reset_peak() -> bool:
 
 def _peak_bytes() -> int:
     """Peak RSS since the last reset (Linux ``VmHWM``), else since the start."""
-    try:
-        with open("/proc/self/status") as fh:
-            for line in fh:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
+    found = kib_field("/proc/self/status", "VmHWM")
+    if found is not None:
+        return found
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
