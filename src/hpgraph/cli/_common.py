@@ -20,6 +20,7 @@ __all__ = [
     "State",
     "load_options",
     "threads_option",
+    "count_option",
     "load_input",
     "graph_output_format",
     "write_graph",
@@ -102,6 +103,13 @@ def threads_option(f):
         help="Threads per process: the local runtime's threads, or each MPI rank's with "
         "--ranks. [default: all cores, or HPGRAPH_THREADS; 1 per rank with --ranks]",
     )(f)
+
+
+def count_option(*decls, default, minimum=1, help=None):
+    """A whole-number option of at least ``minimum``, its default shown by ``--help``."""
+    return click.option(
+        *decls, type=click.IntRange(min=minimum), default=default, show_default=True, help=help
+    )
 
 
 # ----------------------------------------------------------------------------- input

@@ -15,6 +15,7 @@ from hpgraph.algorithms.registry import ALGORITHMS, bench_kernels
 from hpgraph.cli._common import (
     CommandFailed,
     console,
+    count_option,
     fmt_bytes,
     fmt_count,
     fmt_seconds,
@@ -40,19 +41,15 @@ __all__ = ["bench", "demo"]
     show_default=True,
     help=f"Comma-separated kernels, of {','.join(bench_kernels())}.",
 )
-@click.option(
+@count_option(
     "--trials",
-    type=click.IntRange(min=1),
     default=3,
-    show_default=True,
     help=f"Timed runs per kernel (per root for {_ROOTED}), after one warm-up.",
 )
 @threads_option
-@click.option(
+@count_option(
     "--roots",
-    type=click.IntRange(min=1),
     default=8,
-    show_default=True,
     help=f"{_ROOTED} sources per graph (Graph500 rule: an edge that is not a loop).",
 )
 @click.option(
@@ -69,15 +66,9 @@ __all__ = ["bench", "demo"]
 )
 # the old name of --competitors, still accepted (hidden; a note on stderr when used)
 @click.option("--peers", "old_peers", default=None, hidden=True)
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@count_option("--seed", default=0, minimum=0)
 @click.option("--damping", type=float, default=0.85, show_default=True)
-@click.option(
-    "--iterations",
-    type=click.IntRange(min=0),
-    default=20,
-    show_default=True,
-    help="PageRank iterations.",
-)
+@count_option("--iterations", default=20, minimum=0, help="PageRank iterations.")
 @click.option(
     "--output", "-o", type=click.Path(dir_okay=False), help="Also write the report: .md or .csv."
 )
@@ -155,9 +146,9 @@ def _status(con, text):
 @click.option(
     "--scale", type=click.IntRange(1, 30), default=16, show_default=True, help="2^SCALE vertices."
 )
-@click.option("--edge-factor", type=click.IntRange(min=1), default=16, show_default=True)
+@count_option("--edge-factor", default=16)
 @threads_option
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@count_option("--seed", default=0, minimum=0)
 @click.pass_obj
 def demo(state, scale, edge_factor, threads, seed):
     """Generate the Graph500 Kronecker graph of 2^SCALE vertices, run PageRank, BFS, WCC

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from hpgraph.cli._common import console, fmt_count, kv_lines, threads_option
+from hpgraph.cli._common import console, count_option, fmt_count, kv_lines, threads_option
 
 __all__ = ["communities"]
 
@@ -48,7 +48,7 @@ __all__ = ["communities"]
               help="Labels kept per user. [default: ceil(1/b)]")  # fmt: skip
 @click.option("--page-budget", type=int, default=200_000, show_default=True,
               help="Users drawn on the interactive page besides the leaders.")  # fmt: skip
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True,
+@count_option("--seed", default=0, minimum=0,
               help="Seed of a generated input, the leaders' sampling and the layout.")  # fmt: skip
 @threads_option
 @click.option(

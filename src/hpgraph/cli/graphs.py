@@ -11,6 +11,7 @@ import click
 from hpgraph.cli._common import (
     check_output_folder,
     console,
+    count_option,
     fmt_bytes,
     fmt_seconds,
     graph_facts,
@@ -44,6 +45,17 @@ def _lost_vertices_note(graph, fmt) -> str | None:
     return f"note: {lost:,} isolated vertices are not in the edge list (use .hpgc or .parquet)"
 
 
+def _write(out, graph, path, fmt) -> None:
+    """Write ``graph`` to ``path`` in ``fmt`` and print the file, its size and the time,
+    then the isolated vertices an edge list loses."""
+    t0 = time.perf_counter()
+    write_graph(graph, path)
+    out.print(_written(path, fmt, time.perf_counter() - t0))
+    note = _lost_vertices_note(graph, fmt)
+    if note:
+        out.print(note)
+
+
 @click.command(short_help="Generate a Kronecker, uniform random or mention graph.")
 @click.argument(
     "kind", type=click.Choice(["kronecker", "uniform", "mention"], case_sensitive=False)
@@ -60,20 +72,14 @@ def _lost_vertices_note(graph, fmt) -> str | None:
     "--vertices", "-n", help="uniform, mention: number of vertices/users (1000, 1M, 2^20 ...)."
 )
 @click.option("--edges", "-m", help="uniform, mention: number of edges/mentions.")
-@click.option(
-    "--hashtags",
-    type=click.IntRange(min=1),
-    default=20_000,
-    show_default=True,
-    help="mention: number of distinct hashtags.",
-)
+@count_option("--hashtags", default=20_000, help="mention: number of distinct hashtags.")
 @click.option(
     "--topics",
     type=click.IntRange(min=1),
     default=None,
     help="mention: planted topics. [default: hashtags / 20, at most core users / 50]",
 )
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@count_option("--seed", default=0, minimum=0)
 @click.option("--weighted", is_flag=True, help="Uniform [0, 1) edge weights (Graph500 SSSP).")
 @click.option("--directed", is_flag=True, help="A directed graph. [default: undirected]")
 @threads_option
@@ -157,12 +163,7 @@ def generate(
     out = console()
     out.print(kv_lines([*graph_facts(g), ("generated in", fmt_seconds(made))]))
     if output:
-        t0 = time.perf_counter()
-        write_graph(g, output)
-        out.print(_written(output, fmt, time.perf_counter() - t0))
-        note = _lost_vertices_note(g, fmt)
-        if note:
-            out.print(note)
+        _write(out, g, output, fmt)
 
 
 def _generate_mentions(n, m, hashtags, topics, seed, output) -> None:
@@ -240,9 +241,4 @@ def convert(input, output, directed, weighted, fmt, no_cache, seed):
     kind = "directed" if g.directed else "undirected"
     w = ", weighted" if g.weighted else ""
     out.print(f"{input}: {g.n:,} vertices, {g.num_edges:,} edges, {kind}{w}; {how}")
-    t0 = time.perf_counter()
-    write_graph(g, output)
-    out.print(_written(output, out_fmt, time.perf_counter() - t0))
-    note = _lost_vertices_note(g, out_fmt)
-    if note:
-        out.print(note)
+    _write(out, g, output, out_fmt)
