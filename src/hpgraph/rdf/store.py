@@ -20,7 +20,7 @@ import tempfile
 import numpy as np
 
 from hpgraph.errors import GraphFormatError, InvalidArgumentError
-from hpgraph.rdf.triples import DEFAULT_GRAPH, Triples, sort_quads
+from hpgraph.rdf.triples import DEFAULT_GRAPH, NamedGraphs, Triples, sort_quads
 
 __all__ = ["Store", "DEFAULT_GRAPH"]
 
@@ -43,14 +43,11 @@ class Store:
             graphs = np.array([[DEFAULT_GRAPH, 0, len(pso)]] if len(pso) else [], np.int64)
         self.graph_ranges = np.asarray(graphs, np.int64).reshape(-1, 3)
         self._all = (pso, pos)
-        self.default = Triples(pso[:0], pos[:0])
-        self.named: dict[int, Triples] = {}
-        for g, a, b in self.graph_ranges.tolist():
-            part = Triples(pso[a:b], pos[a:b])
-            if g == DEFAULT_GRAPH:
-                self.default = part
-            else:
-                self.named[g] = part
+        ranges = self.graph_ranges
+        has_default = len(ranges) > 0 and ranges[0, 0] == DEFAULT_GRAPH
+        end = int(ranges[0, 2]) if has_default else 0
+        self.default = Triples(pso[:end], pos[:end])
+        self.named = NamedGraphs(ranges[1:] if has_default else ranges, pso, pos)
         self._ids = None
         self._union = None
         self._quads = None
@@ -198,11 +195,8 @@ class Store:
             return self.default
         if name == "union":
             if self._union is None:
-                self._union = (
-                    Triples.merge([self.default, *self.named.values()])
-                    if self.named
-                    else self.default
-                )
+                whole = Triples(*self._all)
+                self._union = Triples.merge([whole]) if self.named else self.default
             return self._union
         key = name if name.startswith(("<", "_:")) else "<" + name + ">"
         empty = Triples(self.default.pso[:0], self.default.pos[:0])
@@ -222,7 +216,7 @@ class Store:
         """Every named graph's triples with the graph id as a fourth column (built on
         first use): ``GRAPH ?g { ... }`` over all named graphs at once."""
         if self._quads is None:
-            self._quads = Triples.quads(self.named)
+            self._quads = self.named.quads()
         return self._quads
 
     def query(self, text: str, *, as_pandas: bool = False, use_default_graph_as_union=False):

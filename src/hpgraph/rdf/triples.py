@@ -11,9 +11,11 @@ id as a fourth column, so that ``GRAPH ?g { BGP }`` is one BGP evaluation over a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
-__all__ = ["DEFAULT_GRAPH", "Triples", "sort_quads"]
+__all__ = ["DEFAULT_GRAPH", "Triples", "NamedGraphs", "sort_quads"]
 
 #: The graph id of the default graph (term ids are >= 0; a named graph's id is its name's).
 DEFAULT_GRAPH = -1
@@ -68,10 +70,13 @@ class Triples:
         if parts:
             rows[:, :3] = np.concatenate(parts)
             rows[:, 3] = np.repeat(list(graphs), [len(p) for p in parts])
+        return cls.sorted_quads(rows)
+
+    @classmethod
+    def sorted_quads(cls, rows) -> Triples:
+        """(m, 4) rows s, p, o, g as a Triples sorted by (p, s, o, g) and (p, o, s, g)."""
         s, p, o, g = rows.T
-        pso = rows[np.lexsort((g, o, s, p))]
-        pos = rows[np.lexsort((g, s, o, p))]
-        return cls(pso, pos)
+        return cls(rows[np.lexsort((g, o, s, p))], rows[np.lexsort((g, s, o, p))])
 
     @classmethod
     def merge(cls, graphs) -> Triples:
@@ -79,6 +84,43 @@ class Triples:
         rows = [g.pso for g in graphs]
         pso, pos, _ = sort_quads(np.concatenate(rows) if rows else np.empty((0, 3), np.int64))
         return cls(pso, pos)
+
+
+class NamedGraphs(Mapping):
+    """Graph id -> :class:`Triples` of a store's named graphs, from the (graph id, start,
+    end) rows of the store's arrays (ids ascending); a graph's view is made on first use,
+    so a store of a million small graphs holds no million objects until asked."""
+
+    def __init__(self, ranges, pso, pos):
+        self.ranges = ranges
+        self._arrays = (pso, pos)
+        self._views: dict[int, Triples] = {}
+
+    def __len__(self) -> int:
+        return len(self.ranges)
+
+    def __iter__(self):
+        return iter(self.ranges[:, 0].tolist())
+
+    def __getitem__(self, gid) -> Triples:
+        view = self._views.get(gid)
+        if view is None:
+            i = int(np.searchsorted(self.ranges[:, 0], gid))
+            if i == len(self.ranges) or self.ranges[i, 0] != gid:
+                raise KeyError(gid)
+            a, b = int(self.ranges[i, 1]), int(self.ranges[i, 2])
+            view = self._views[gid] = Triples(self._arrays[0][a:b], self._arrays[1][a:b])
+        return view
+
+    def quads(self) -> Triples:
+        """Every graph's rows with the graph id as a fourth column (:meth:`Triples.quads`),
+        read straight from the store's arrays."""
+        pso = self._arrays[0]
+        rows = np.empty((int((self.ranges[:, 2] - self.ranges[:, 1]).sum()), 4), np.int64)
+        if len(self.ranges):
+            rows[:, :3] = pso[self.ranges[0, 1] : self.ranges[-1, 2]]
+            rows[:, 3] = np.repeat(self.ranges[:, 0], self.ranges[:, 2] - self.ranges[:, 1])
+        return Triples.sorted_quads(rows)
 
 
 def sort_quads(spo, graph=None):
