@@ -117,38 +117,63 @@ def graphs(store, trials):
     dept = re.compile(r"<(http://www\.Department\d+\.University\d+\.edu)")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "lubm.nq")
-        terms = store.terms
-        with open(path, "w", encoding="utf-8") as fh:
-            for block in range(0, len(store), 1 << 16):
-                lines = []
-                for s, p, o in store.pso[block : block + (1 << 16)].tolist():
-                    m = dept.match(terms[s])
-                    g = f" <{m.group(1)}>" if m else ""
-                    lines.append(f"{terms[s]} {terms[p]} {terms[o]}{g} .\n")
-                fh.write("".join(lines))
+
+        def department(subject):
+            m = dept.match(subject)
+            return f" <{m.group(1)}>" if m else ""
+
+        write_lines(store, path, department)
         t_load, quads = best(lambda: Store.load(path), 1)
-
-        def ox_load():
-            ox = pyoxigraph.Store()
-            ox.load(path=path, format=pyoxigraph.RdfFormat.N_QUADS)
-            return ox
-
-        t_ox, ox = best(ox_load, 1)
+        t_ox, ox = best(lambda: ox_load(path, pyoxigraph.RdfFormat.N_QUADS), 1)
         print(
             f"N-Quads: {len(quads):,} quads, {len(quads.named)} named graphs, "
             f"{len(quads.default):,} triples in the default graph; load hpgraph {t_load:.2f} s "
             f"pyoxigraph {t_ox:.2f} s ratio {t_ox / t_load:.2f}"
         )
-        print("query              rows   hpgraph first  hpgraph ms  pyoxigraph ms  ratio")
-        for name, text in GRAPHS.items():
-            text = PREFIXES + text
-            t_first, _ = best(lambda text=text: quads.query(text), 1)
-            t_q, ours = best(lambda text=text: quads.query(text), trials)
-            t_o, theirs = best(lambda text=text: _size(ox.query(text)), trials)
-            assert _size(ours) == theirs, (name, _size(ours), theirs)
-            print(
-                f"{name:17s} {int(theirs):8,} {t_first * 1e3:11.1f} {t_q * 1e3:11.2f} "
-                f"{t_o * 1e3:13.2f} {t_o / t_q:7.2f}"
+        time_queries("query", GRAPHS, quads, ox, trials, PREFIXES)
+
+
+def time_queries(title, queries, store, ox, trials, prefix="", refs=None):
+    """Time each query on hpgraph (a first run, then the best of ``trials``) and on
+    pyoxigraph (best of ``trials``), check the sizes of their answers equal (``_size``)
+    and print one row each; ``refs``: a published count per query to print beside it."""
+    ref_head = "  (UBA LUBM(1))" if refs else ""
+    print(f"{title:17s} rows   hpgraph first  hpgraph ms  pyoxigraph ms  ratio{ref_head}")
+    for name, text in queries.items():
+        text = prefix + text
+        t_first, _ = best(lambda text=text: store.query(text), 1)
+        t_q, ours = best(lambda text=text: store.query(text), trials)
+        t_o, theirs = best(lambda text=text: _size(ox.query(text)), trials)
+        assert _size(ours) == theirs, (name, _size(ours), theirs)
+        ref = f"  ({refs[name]})" if refs else ""
+        print(
+            f"{name:17s} {int(theirs):8,} {t_first * 1e3:11.1f} {t_q * 1e3:11.2f} "
+            f"{t_o * 1e3:13.2f} {t_o / t_q:7.2f}{ref}"
+        )
+
+
+def ox_load(path, fmt=None, bulk=False):
+    """A pyoxigraph in-memory store holding the file ``path`` (default N-Triples)."""
+    import pyoxigraph
+
+    ox = pyoxigraph.Store()
+    load = ox.bulk_load if bulk else ox.load
+    load(path=path, format=fmt or pyoxigraph.RdfFormat.N_TRIPLES)
+    return ox
+
+
+def write_lines(store, path, graph_of=None):
+    """Write the default graph of ``store`` as N-Triples, or with ``graph_of`` (subject
+    term -> ``" <graph>"`` or ``""``) as N-Quads."""
+    terms = store.terms
+    with open(path, "w", encoding="utf-8") as fh:
+        for block in range(0, len(store.pso), 1 << 16):
+            rows = store.pso[block : block + (1 << 16)].tolist()
+            fh.write(
+                "".join(
+                    f"{terms[s]} {terms[p]} {terms[o]}{graph_of(terms[s]) if graph_of else ''} .\n"
+                    for s, p, o in rows
+                )
             )
 
 
@@ -190,8 +215,6 @@ def best(fn, trials):
 
 
 def lubm(universities, seed, trials, features_only=False, named_graphs=False):
-    import pyoxigraph
-
     from hpgraph.rdf import Store
     from hpgraph.rdf.lubm import generate_lubm
     from hpgraph.rdf.lubm.queries import PREFIXES, PUBLISHED_LUBM1, QUERIES
@@ -200,11 +223,6 @@ def lubm(universities, seed, trials, features_only=False, named_graphs=False):
         path = os.path.join(tmp, "lubm.nt")
         t_gen, n = best(lambda: generate_lubm(path, universities, seed), 1)
         print(f"LUBM({universities}) seed {seed}: {n:,} triples generated in {t_gen:.2f} s")
-
-        def ox_load(p):
-            ox = pyoxigraph.Store()
-            ox.load(path=p, format=pyoxigraph.RdfFormat.N_TRIPLES)
-            return ox
 
         if not features_only:
             t_cold, _ = best(lambda: Store.load(path), 1)  # includes starting numba
@@ -224,39 +242,16 @@ def lubm(universities, seed, trials, features_only=False, named_graphs=False):
             graphs(store, trials)
             return
         full = os.path.join(tmp, "inferred.nt")
-        terms = store.terms
-        with open(full, "w", encoding="utf-8") as fh:
-            for block in range(0, len(store), 1 << 16):
-                rows = store.pso[block : block + (1 << 16)].tolist()
-                fh.write("".join(f"{terms[s]} {terms[p]} {terms[o]} .\n" for s, p, o in rows))
+        write_lines(store, full)
         t_ox, ox = best(lambda: ox_load(full), 1)
         print(f"pyoxigraph load of the inferred triples {t_ox:.2f} s")
-        print("query  rows      hpgraph first  hpgraph ms  pyoxigraph ms  ratio  (UBA LUBM(1))")
-        for name, text in {} if features_only else QUERIES.items():
-            t_first, _ = best(lambda text=text: store.query(text), 1)
-            t_q, tab = best(lambda text=text: store.query(text), trials)
-            t_o, rows = best(lambda text=text: len(list(ox.query(text))), trials)
-            assert tab.num_rows == rows, (name, tab.num_rows, rows)
-            ref = f"({PUBLISHED_LUBM1[name]})" if universities == 1 else ""
-            print(
-                f"{name:5s} {rows:8,} {t_first * 1e3:11.1f} {t_q * 1e3:11.2f} {t_o * 1e3:13.2f}"
-                f" {t_o / t_q:7.2f}  {ref}"
-            )
-        print("feature          rows      hpgraph first  hpgraph ms  pyoxigraph ms  ratio")
-        for name, text in FEATURES.items():
-            text = PREFIXES + text
-            t_first, _ = best(lambda text=text: store.query(text), 1)
-            t_q, tab = best(lambda text=text: store.query(text), trials)
-            t_o, rows = best(lambda text=text: len(list(ox.query(text))), trials)
-            assert tab.num_rows == rows, (name, tab.num_rows, rows)
-            print(
-                f"{name:15s} {rows:8,} {t_first * 1e3:11.1f} {t_q * 1e3:11.2f} {t_o * 1e3:13.2f}"
-                f" {t_o / t_q:7.2f}"
-            )
+        if not features_only:
+            refs = PUBLISHED_LUBM1 if universities == 1 else None
+            time_queries("query", QUERIES, store, ox, trials, refs=refs)
+        time_queries("feature", FEATURES, store, ox, trials, PREFIXES)
 
 
 def main():
-    import pyoxigraph
 
     from hpgraph.rdf import Store
 
@@ -278,13 +273,7 @@ def main():
         n = generate(path, args.people)
         print(f"data: {n:,} triple lines, {os.path.getsize(path) / 2**20:.0f} MiB")
         t_ours, store = best(lambda: Store.load(path), 1)
-
-        def ox_load():
-            ox = pyoxigraph.Store()
-            ox.bulk_load(path=path, format=pyoxigraph.RdfFormat.N_TRIPLES)
-            return ox
-
-        t_ox, ox = best(ox_load, 1)
+        t_ox, ox = best(lambda: ox_load(path, bulk=True), 1)
         print(
             f"load   hpgraph {t_ours:8.3f} s  pyoxigraph {t_ox:8.3f} s  ratio {t_ox / t_ours:.2f}"
         )
