@@ -277,8 +277,8 @@ def test_compiled_scanner_matches_line_parser(data, tmp_path, monkeypatch, colli
     if collide:
         scan = _ntscan.scan_lines
 
-        def colliding(buf):
-            starts, ends, hashes, lines, bad = scan(buf)
+        def colliding(buf, quads=False):
+            starts, ends, hashes, lines, bad = scan(buf, quads)
             return starts, ends, np.zeros_like(hashes), lines, bad
 
         monkeypatch.setattr(_ntscan, "scan_lines", colliding)

@@ -261,12 +261,57 @@ def test_version_1_store_opens_and_a_newer_one_is_refused(tmp_path):
     assert "\n" not in str(info.value)
 
 
-def test_nquads_bad_lines_name_the_line(tmp_path):
+def _quad_set(store):
+    t = store.terms
+    out = {(t[s], t[p], t[o], None) for s, p, o in store.default.pso.tolist()}
+    for g, triples in store.named.items():
+        out |= {(t[s], t[p], t[o], t[g]) for s, p, o in triples.pso.tolist()}
+    return out
+
+
+@pytest.mark.parametrize("collide", [False, True], ids=["scanner", "collisions"])
+def test_compiled_scanner_reads_quads_as_the_line_parser(tmp_path, monkeypatch, collide):
+    """N-Quads through the compiled scanner (forced on a small file) give the line
+    parser's quads; with every hash equal the block falls back to the line parser."""
+    import numpy as np
+
+    from hpgraph.rdf import _ntscan, parse
+
+    lines = _quads(3) + [
+        f'<{EX}a> <{EX}p> "lit"@EN <{EX}g1> .',
+        f'<{EX}a>\t<{EX}p>  "x"^^<http://www.w3.org/2001/XMLSchema#string>  _:bg . # c',
+        f"_:b0 <{EX}p> <{EX}b> _:b1.",  # a label right before the dot: the line parser
+    ]
+    path = tmp_path / "d.nq"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    slow = _quad_set(Store.load(path))
+    monkeypatch.setattr(parse, "FAST_MIN_BYTES", 0)
+    if collide:
+        scan = _ntscan.scan_lines
+
+        def colliding(buf, quads=False):
+            starts, ends, hashes, n, bad = scan(buf, quads)
+            return starts, ends, np.zeros_like(hashes), n, bad
+
+        monkeypatch.setattr(_ntscan, "scan_lines", colliding)
+    good = tmp_path / "good.nq"
+    good.write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
+    assert _ntscan.scan_lines(np.frombuffer(good.read_bytes(), np.uint8), True)[4] == -1
+    assert _quad_set(Store.load(path)) == slow
+    assert _quad_set(Store.load(good)) == slow - {("_:b0", f"<{EX}p>", f"<{EX}b>", "_:b1")}
+
+
+def test_nquads_bad_lines_name_the_line(tmp_path, monkeypatch):
+    from hpgraph.rdf import parse
+
     bad = tmp_path / "bad.nq"
     bad.write_text(
         f"<{EX}a> <{EX}p> <{EX}b> <{EX}g> .\n"
         f'<{EX}a> <{EX}p> <{EX}b> "lit" .\n'  # a literal graph name
     )
+    with pytest.raises(GraphFormatError, match=r"bad\.nq:2: malformed N-Quads line"):
+        Store.load(bad)
+    monkeypatch.setattr(parse, "FAST_MIN_BYTES", 0)  # the compiled scanner names it too
     with pytest.raises(GraphFormatError, match=r"bad\.nq:2: malformed N-Quads line"):
         Store.load(bad)
 

@@ -1,5 +1,6 @@
-"""Compiled kernels of the N-Triples fast path: given a buffer of UTF-8 lines, return the
-byte spans and 64-bit FNV-1a hashes of the three terms of every triple line.
+"""Compiled kernels of the N-Triples and N-Quads fast path: given a buffer of UTF-8 lines,
+return the byte spans and 64-bit FNV-1a hashes of the three terms of every triple line
+(four for quads: a quad without a graph name has an empty fourth span).
 
 The grammar accepted is a strict subset of the line grammar in :mod:`hpgraph.rdf.parse`
 (IRIs of printable ASCII, blank node labels not ending in ``.``): a line outside it stops
@@ -110,18 +111,21 @@ def _fnv(buf, a, b):
 
 
 @njit(**NUMBA_FLAGS)
-def scan_lines(buf):
-    """Spans and hashes of the terms of ``buf`` (uint8, whole lines). Returns (starts,
-    ends, hashes) as (m, 3) arrays, the number of lines read and the 0-based index of the
-    first line outside the fast grammar (-1 when none; the arrays then stop before it)."""
+def scan_lines(buf, quads=False):
+    """Spans and hashes of the terms of ``buf`` (uint8, whole lines; ``quads``: N-Quads
+    lines, an optional IRI or blank node graph name after the object). Returns (starts,
+    ends, hashes) as (m, 3) arrays ((m, 4) for quads), the number of lines read and the
+    0-based index of the first line outside the fast grammar (-1 when none; the arrays
+    then stop before it)."""
     n = len(buf)
     cap = 1
     for k in range(n):
         if buf[k] == 10:
             cap += 1
-    starts = np.empty((cap, 3), np.int64)
-    ends = np.empty((cap, 3), np.int64)
-    hashes = np.empty((cap, 3), np.int64)
+    cols = 4 if quads else 3
+    starts = np.empty((cap, cols), np.int64)
+    ends = np.empty((cap, cols), np.int64)
+    hashes = np.empty((cap, cols), np.int64)
     m = 0
     line = 0
     i = 0
@@ -151,6 +155,19 @@ def scan_lines(buf):
             starts[m, t] = i
             ends[m, t] = e
             hashes[m, t] = _fnv(buf, i, e)
+            i = _skip_blank(buf, e, n)
+        if quads:  # the graph name, or an empty span for the default graph
+            c = buf[i] if i < n else 0
+            e = i
+            if c == 60:
+                e = _iri_end(buf, i, n)
+            elif c == 95:
+                e = _bnode_end(buf, i, n)
+            if e < 0:
+                return starts[:m], ends[:m], hashes[:m], line, line
+            starts[m, 3] = i
+            ends[m, 3] = e
+            hashes[m, 3] = _fnv(buf, i, e)
             i = _skip_blank(buf, e, n)
         if i >= n or buf[i] != 46:
             return starts[:m], ends[:m], hashes[:m], line, line

@@ -24,7 +24,7 @@ __all__ = ["iter_triples", "read_nt_ids", "canonical_literal", "rdf_format", "BL
 
 #: Triples per yielded block.
 BLOCK = 1 << 16
-#: N-Triples files from this size on (bytes; gzip files count 4x) are read by the
+#: N-Triples and N-Quads files from this size on (bytes; gzip files count 4x) are read by the
 #: compiled scanner: it reads 3-4x faster than the line parser, but starting numba in a
 #: fresh process took 2.5-4 s on the 2-core development machine, the time the line parser
 #: needs for about 500,000 triples (70 MB).
@@ -166,14 +166,14 @@ def read_nt_ids(path, ids: dict) -> np.ndarray:
     graph name's id, ``DEFAULT_GRAPH`` for a quad in the default graph); new terms are
     added to ``ids`` (key -> id) in order of first appearance.
 
-    Blocks of about 64 MiB of whole N-Triples lines go through the compiled scanner of
+    Blocks of about 64 MiB of whole lines go through the compiled scanner of
     :mod:`hpgraph.rdf._ntscan` (term spans and hashes; only each distinct term is decoded
-    in Python); a block it does not take, and N-Quads, are read by the line-by-line path."""
+    in Python); a block it does not take is read by the line-by-line path."""
     if not os.path.exists(path):
         raise GraphFormatError("no such file", path)
     gz = os.fspath(path).lower().endswith(".gz")
     quads = rdf_format(path) == "nq"
-    fast = not quads and os.path.getsize(path) * (4 if gz else 1) >= FAST_MIN_BYTES
+    fast = os.path.getsize(path) * (4 if gz else 1) >= FAST_MIN_BYTES
     opener = gzip.open if gz else open
     out, lineno, rest = [], 0, b""
     with opener(path, "rb") as fh:
@@ -209,7 +209,7 @@ def _block_ids(data: bytes, path, lineno, ids, fast, quads):
         from hpgraph.rdf import _ntscan
 
         buf = np.frombuffer(data, np.uint8)
-        starts, ends, hashes, lines, bad = _ntscan.scan_lines(buf)
+        starts, ends, hashes, lines, bad = _ntscan.scan_lines(buf, quads)
     if fast and bad < 0 and len(hashes):
         uniq, first, inv = np.unique(hashes.reshape(-1), return_index=True, return_inverse=True)
         inv = inv.reshape(-1)
@@ -220,13 +220,13 @@ def _block_ids(data: bytes, path, lineno, ids, fast, quads):
             try:
                 text = _ntscan.gather_spans(buf, s_flat[reps], e_flat[reps]).tobytes()
                 raw = text.decode("utf-8").split("\n")[:-1]
-                keys = [t if t[0] != '"' else _scanned_literal(t) for t in raw]
+                keys = [t if t[:1] != '"' else _scanned_literal(t) for t in raw]
             except (ValueError, AttributeError):  # bad UTF-8 or escape: the slow path names it
                 keys = None
-            if keys is not None:
+            if keys is not None:  # "": no graph name, the default graph
                 id_of = np.empty(len(uniq), np.int64)
-                id_of[order] = [put(k, len(ids)) for k in keys]
-                return id_of[inv].reshape(-1, 3), lines
+                id_of[order] = [put(k, len(ids)) if k else DEFAULT_GRAPH for k in keys]
+                return id_of[inv].reshape(-1, starts.shape[1]), lines
     try:
         lines = data.decode("utf-8").split("\n")
     except UnicodeDecodeError as exc:
