@@ -42,7 +42,8 @@ def load(data, output, infer):
     store = Store.load(data, infer=infer)
     store.save(output)
     seconds = time.perf_counter() - t0
-    graphs = f" ({len(store.named):,} named graphs)" if store.named else ""
+    k = len(store.named)
+    graphs = f" ({k:,} named graph{'' if k == 1 else 's'})" if k else ""
     click.echo(
         f"wrote {output}: {len(store):,} triples{graphs}, {len(store.terms):,} terms "
         f"in {seconds:.2f} s"
