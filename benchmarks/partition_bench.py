@@ -12,10 +12,15 @@ PageRank (20 iterations) and BFS (from the highest-degree vertex). Measured:
 - **kernel times** of P ranks x 1 thread against the local runtime with P threads on the
   whole graph, in the same run, alternating (median of ``--trials``); the target is
   within 1.3x at P = 2.
+- with ``--budget MIB``: **a graph bigger than one rank's budget**. Every rank runs in
+  its own memory cgroup of MIB MiB (``scripts/memcap.sh``; the kernel kills a rank that
+  goes over): one rank reading the whole graph, P ranks each holding the whole graph,
+  and P ranks holding their own rows (P the largest of ``--ranks``), the same job each.
 
 Run on a quiet machine:
 
     .venv/bin/python benchmarks/partition_bench.py --scale 21 --ranks 1 2 4 --trials 3
+    .venv/bin/python benchmarks/partition_bench.py --scale 21 --ranks 4 --budget 480
 
 The edge list is written once to ``--folder`` (default /tmp/hpgraph-ingest) as
 ``kron<scale>u.el``.
@@ -89,21 +94,52 @@ def _write(path: Path, scale: int) -> None:
     print(f"wrote {path} ({mib:,.0f} MiB) in {time.perf_counter() - t0:.1f} s", flush=True)
 
 
-def _run(path, mode, ranks, threads):
-    """(result dict, per-rank peak RSS MiB)."""
+_MEMCAP = Path(__file__).resolve().parent.parent / "scripts" / "memcap.sh"
+
+
+def _run(path, mode, ranks, threads, budget=None):
+    """(result dict, per-rank peak RSS MiB); with a ``budget`` (MiB per rank): (result
+    dict or None where a rank was killed, peaks, exit status)."""
     py = sys.executable
     timed = ["/usr/bin/time", "-f", "PEAK_KB %M", py, "-c", _JOB, str(path), mode, str(threads)]
+    if budget is not None:
+        timed = [str(_MEMCAP), str(budget), *timed]
     if mode == "local":
         cmd = timed
     else:
         mpiexec = str(Path(py).parent / "mpiexec")
         cmd = [mpiexec, "-n", str(ranks), *timed]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    peaks = [int(k) / 1024 for k in re.findall(r"PEAK_KB (\d+)", out.stderr)]
+    if budget is not None and out.returncode != 0:
+        if "memcap.sh: cannot" in out.stderr:
+            raise SystemExit(out.stderr.strip())
+        return None, peaks, out.returncode
     if out.returncode != 0:
         raise SystemExit(f"{' '.join(cmd[:4])} ... failed:\n{out.stdout}\n{out.stderr}")
-    peaks = [int(k) / 1024 for k in re.findall(r"PEAK_KB (\d+)", out.stderr)]
     result = json.loads(out.stdout.split("RESULT ", 1)[1].splitlines()[0])
-    return result, peaks
+    return (result, peaks) if budget is None else (result, peaks, 0)
+
+
+def _budget(path, fixed, ranks, budget):
+    """Run the job under a per-rank memory budget: one rank, ``ranks`` ranks holding
+    the whole graph, ``ranks`` ranks holding their own rows."""
+    print(
+        f"\nper-rank budget {budget:,} MiB (a memory cgroup per rank; fixed cost "
+        f"{fixed:,.0f} MiB, so {budget - fixed:,.0f} MiB for the graph, its read and state)"
+    )
+    for p, mode in ((1, "parts"), (ranks, "whole"), (ranks, "parts")):
+        res, peaks, status = _run(path, mode, p, 1, budget)
+        held = "whole graph" if p == 1 or mode == "whole" else "own rows"
+        if res is None:
+            print(f"  {p} rank(s), {held:11s}: killed over budget (exit {status})", flush=True)
+            continue
+        print(
+            f"  {p} rank(s), {held:11s}: ran, peak per rank {max(peaks):,.0f} MiB; "
+            f"graph on rank 0 {res['rank0_graph_bytes'] / 2**20:,.0f} MiB; PageRank "
+            f"{res['pagerank']:.2f} s, BFS {res['bfs']:.3f} s",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -113,6 +149,7 @@ def main() -> None:
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--folder", default="/tmp/hpgraph-ingest")
     ap.add_argument("--times-only", action="store_true", help="skip the memory runs")
+    ap.add_argument("--budget", type=int, help="MiB per rank: only the runs under a budget")
     args = ap.parse_args()
     folder = Path(args.folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -124,6 +161,10 @@ def main() -> None:
     fixed = 0.0 if args.times_only else max(_run(tiny, "parts", 1, 1)[1])
     print(f"fixed cost (interpreter, numpy, numba, mpi4py, kernels): {fixed:,.0f} MiB")
     print(f"graph: {path.name}", flush=True)
+    if args.budget is not None:
+        _budget(path, fixed, max(args.ranks), args.budget)
+        sys.stdout.flush()
+        os._exit(0)
 
     rows = {}
     for p in [] if args.times_only else args.ranks:

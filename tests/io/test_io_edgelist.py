@@ -254,3 +254,60 @@ def test_first_error_in_file_order(write):
     with error_at(p, 2) as e:
         read_edgelist(p)
     assert "'zz'" in str(e.value)
+
+
+def _texts():
+    """Edge lists of several shapes and errors, for reading in tiny chunks."""
+    rng = np.random.default_rng(7)
+    s, d = rng.integers(0, 300, 800), rng.integers(0, 300, 800)
+    w = rng.random(800)
+    pairs = list(zip(s.tolist(), d.tolist(), w.tolist(), strict=True))
+    return {
+        "ints": "".join(f"{a} {b}\n" for a, b, _ in pairs),
+        "bom_comments": "\ufeff# head\n" + "".join(f"{a}\t{b}\n% x\n\n" for a, b, _ in pairs),
+        "weighted": "".join(f"{a},{b},{x!r}\n" for a, b, x in pairs),
+        "wide": "".join(f"{a * 10**12} {-b}\n" for a, b, _ in pairs),
+        "strings": "".join(f"u{a} v{b}\n" for a, b, _ in pairs),
+        "mixed": "".join(f"{a:03d} {b}\n" for a, b, _ in pairs) + "x y\n",
+        "ragged": "".join(f"{a} {b}\n" for a, b, _ in pairs) + "1 2 3\n",
+        "one_field": "5\n6 7\n",
+        "bad_weight": "".join(
+            f"{a} {b} {'x' if i == 500 else 1}\n" for i, (a, b, _) in enumerate(pairs)
+        ),  # fmt: skip
+        "bad_then_ragged": "".join(
+            f"{a} {b} {'x' if i == 9 else 1}\n" for i, (a, b, _) in enumerate(pairs)
+        )
+        + "1 2\n",  # fmt: skip
+        "nan_weight": "".join(
+            f"{a} {b} {'nan' if i == 700 else 2}\n" for i, (a, b, _) in enumerate(pairs)
+        ),  # fmt: skip
+        "empty_field": "1,2\n" * 300 + "3,,4\n",
+    }
+
+
+@pytest.mark.parametrize("kind", list(_texts()))
+def test_tiny_chunks_read_the_same_graph_or_error(tmp_path, monkeypatch, kind):
+    """A file parsed in many chunks gives the graph (or error) of one chunk, and the
+    same as a gzipped copy of it (read whole)."""
+    import gzip
+
+    from hpgraph.io import scan
+
+    path = tmp_path / f"{kind}.el"
+    path.write_text(_texts()[kind])
+    gz = tmp_path / f"{kind}.el.gz"
+    gz.write_bytes(gzip.compress(path.read_bytes()))
+
+    def read(p):
+        try:
+            g = read_edgelist(p, name="g")
+        except GraphFormatError as e:
+            return str(e).replace(".gz", "")
+        ids = None if g.ids is None else np.asarray(g.ids).tolist()
+        weights = None if g.weights is None else g.weights.tolist()
+        return g.n, g.indptr.tolist(), g.indices.tolist(), weights, ids
+
+    want = read(path)
+    assert read(gz) == want
+    monkeypatch.setattr(scan, "READ_CHUNK", 53)
+    assert read(path) == want

@@ -16,8 +16,8 @@ import numpy as np
 from mpi4py import MPI
 
 from hpgraph.errors import GraphFormatError
-from hpgraph.io import read_edgelist, read_parquet
-from hpgraph.runtimes.mpi import assemble, scan
+from hpgraph.io import read_edgelist, read_parquet, scan
+from hpgraph.runtimes.mpi import assemble
 from hpgraph.runtimes.mpi.ingest import read_edgelist_mpi, read_parquet_mpi
 
 comm = MPI.COMM_WORLD

@@ -14,6 +14,7 @@ about three times the file's (uncompressed) size plus the graph.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -25,8 +26,11 @@ from hpgraph.errors import GraphFormatError, InvalidArgumentError
 from hpgraph.graph.csr import Graph
 from hpgraph.io import _tokenize
 from hpgraph.io._atomic import atomic_output
+from hpgraph.io._errors import file_errors
 from hpgraph.io._ids import dense_ids
 from hpgraph.io._text import arrow_columns, diagnose, graph_name, read_bytes
+from hpgraph.io.chunk_ids import chunk_ids
+from hpgraph.io.scan import chunk_bytes, scan_share
 
 __all__ = ["read_edgelist", "write_edgelist", "user_edge_table"]
 
@@ -48,10 +52,58 @@ def read_edgelist(
     Raises :class:`~hpgraph.errors.GraphFormatError` naming the file and line.
     """
     name = graph_name(path) if name is None else name
+    if str(path).endswith(".gz"):  # a gzip stream is read whole
+        return _read_whole(path, directed, weighted, allow_empty, name)
+    with file_errors(path):
+        size = os.path.getsize(path)
+        scan = scan_share(path, 0, size, keep_weights=weighted is not False)
+    asked = weighted
+    if scan.status != _tokenize.OK or scan.bad or (scan.rows and scan.ncols < 2):
+        chunk, fallback = scan.bad or (scan.shape or scan.lead, "malformed edge list")
+        first_data = scan.lead is None or chunk == scan.lead
+        if weighted is None and scan.lead is not None:  # the first data line decides
+            weighted = scan.ncols >= 3
+        diagnose(
+            chunk_bytes(path, chunk), path, first_line=chunk.line, weighted=weighted,
+            fallback=fallback, ref=None if first_data else (scan.ncols, scan.first),
+        )  # fmt: skip
+    if scan.rows == 0:
+        return _no_edges(path, allow_empty, directed, name)
+    weighted = _weighted(path, asked, scan.ncols, scan.first)
+    if len(scan.kinds) > 1:  # some chunks' ids are all integers, others' are not
+        scan.drop_columns()
+        with file_errors(path):
+            scan = scan_share(path, 0, size, keep_weights=weighted, str_ids=True)
+    w = np.concatenate(scan.weights) if weighted else None
+    s, d, ids, n = chunk_ids(scan.src, scan.dst, scan.kinds == {"int"})
+    del scan
+    return Graph.from_edges(s, d, w, n=n, directed=directed, ids=ids, name=name)
+
+
+def _no_edges(path, allow_empty, directed, name):
+    if not allow_empty:
+        raise GraphFormatError("no edges (only comments or blank lines)", path)
+    empty = np.empty(0, np.int32)
+    return Graph.from_edges(empty, empty, None, n=0, directed=directed, name=name)
+
+
+def _weighted(path, asked, ncols, first):
+    """Whether the graph is weighted: as asked, or when the first data line (``first``)
+    has a third field."""
+    if asked is None:
+        return ncols >= 3
+    if asked and ncols < 3:
+        raise GraphFormatError(
+            "weighted=True but the first data line has no weight (third) field", path, first
+        )
+    return asked
+
+
+def _read_whole(path, directed, weighted, allow_empty, name):
+    """:func:`read_edgelist` of a file read into memory whole (a gzip stream)."""
     buf = np.frombuffer(read_bytes(path), dtype=np.uint8)
     norm, ncols, rows, status, _, first = _tokenize.normalize(buf)
     del buf
-
     asked = weighted
 
     def fail(fallback):
@@ -60,17 +112,8 @@ def read_edgelist(
     if status != _tokenize.OK or (rows and ncols < 2):
         fail("malformed edge list")
     if rows == 0:
-        if not allow_empty:
-            raise GraphFormatError("no edges (only comments or blank lines)", path)
-        return Graph.from_edges(
-            np.empty(0, np.int32), np.empty(0, np.int32), None, n=0, directed=directed, name=name
-        )
-    if weighted is None:
-        weighted = ncols >= 3
-    elif weighted and ncols < 3:
-        raise GraphFormatError(
-            "weighted=True but the first data line has no weight (third) field", path, first
-        )
+        return _no_edges(path, allow_empty, directed, name)
+    weighted = _weighted(path, asked, ncols, first)
     try:
         src, dst, w = arrow_columns(norm, ncols, 3 if weighted else 2)
     except pa.ArrowInvalid as e:

@@ -5,22 +5,42 @@ rows of its own range (see :mod:`hpgraph.runtimes.mpi.ingest`)."""
 from __future__ import annotations
 
 import numpy as np
-import pyarrow as pa
 from numba import njit
 
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.graph.build import sort_rows
 from hpgraph.graph.csr import index_dtype
 from hpgraph.graph.partition import range_cuts
-from hpgraph.io._ids import (
-    fits_bitmap,
-    int64_ids,
-    sorted_unique_strings,
-    strings_from_sorted,
-)
+from hpgraph.io._ids import sorted_unique_strings
+from hpgraph.io.chunk_ids import Combine, chunk_ids
 from hpgraph.runtimes.mpi.buffers import RowTypes, allgatherv, alltoallv
 
 __all__ = ["renumber", "build_rows"]
+
+
+class _Ranks(Combine):
+    """What the ranks of a parallel read combine to number their ids together."""
+
+    def __init__(self, comm, MPI):
+        self.comm, self.MPI = comm, MPI
+
+    def count(self, x):
+        return self.comm.allreduce(x)
+
+    def low(self, x):
+        return self.comm.allreduce(x, op=self.MPI.MIN)
+
+    def high(self, x):
+        return self.comm.allreduce(x, op=self.MPI.MAX)
+
+    def present(self, bitmap):
+        self.comm.Allreduce(self.MPI.IN_PLACE, bitmap, op=self.MPI.MAX)
+
+    def union(self, distinct):
+        every = self.comm.allgather(distinct)
+        if isinstance(distinct, np.ndarray):
+            return np.unique(np.concatenate(every))
+        return sorted_unique_strings(every)
 
 
 def renumber(comm, MPI, columns, ints):
@@ -29,80 +49,7 @@ def renumber(comm, MPI, columns, ints):
     converted) in the global numbering (the one-process reader's: ids sorted)."""
     src, dst = columns
     columns.clear()
-    if not ints:
-        src, dst = _strings(src), _strings(dst)
-        local = sorted_unique_strings([src, dst]) if len(src) else pa.array([], pa.large_string())
-        uniq = sorted_unique_strings(comm.allgather(local))
-        return strings_from_sorted(src, dst, uniq)
-    for chunks in (src, dst):
-        chunks[:] = [c if isinstance(c, np.ndarray) else int64_ids(c) for c in chunks]
-    pa.default_memory_pool().release_unused()
-    mine = sum(c.shape[0] for c in src)
-    m = comm.allreduce(mine)
-    big = np.iinfo(np.int64)
-    lo = min((int(c.min()) for c in src + dst if c.shape[0]), default=big.max)
-    hi = max((int(c.max()) for c in src + dst if c.shape[0]), default=big.min)
-    lo, hi = comm.allreduce(lo, op=MPI.MIN), comm.allreduce(hi, op=MPI.MAX)
-    if fits_bitmap(hi - lo + 1, m):
-        present = np.zeros(hi - lo + 1, dtype=np.uint8)
-        for c in src + dst:
-            _mark(present, c, lo)
-        comm.Allreduce(MPI.IN_PLACE, present, op=MPI.MAX)
-        if lo == 0 and present.all():  # ids 0..n-1 already
-            ids, n, lut = None, present.shape[0], np.empty(0, dtype=np.int64)
-        else:
-            ids = np.flatnonzero(present).astype(np.int64) + lo
-            n, lut = ids.shape[0], np.cumsum(present, dtype=np.int64) - 1
-        del present
-        return _mapped(src, lo, lut, n, mine), _mapped(dst, lo, lut, n, mine), ids, n
-    local = np.unique(np.concatenate([c.astype(np.int64) for c in src + dst]))
-    ids = np.unique(np.concatenate(comm.allgather(local)))
-    del local
-    n = ids.shape[0]
-    out = []
-    for chunks in (src, dst):
-        col = np.empty(mine, dtype=index_dtype(n))
-        at = 0
-        while chunks:
-            c = chunks.pop(0)
-            col[at : at + c.shape[0]] = np.searchsorted(ids, c)
-            at += c.shape[0]
-        out.append(col)
-    return out[0], out[1], ids, n
-
-
-def _strings(chunks):
-    """One large_string array of a share's per-chunk string columns (emptied)."""
-    if not chunks:
-        return pa.array([], pa.large_string())
-    out = pa.chunked_array([c.cast(pa.large_string()) for c in chunks]).combine_chunks()
-    chunks.clear()
-    return out
-
-
-def _mapped(chunks, lo, lut, n, total):
-    """The ids of ``chunks`` (emptied, each freed once mapped) numbered through ``lut``
-    (an id's number: ``lut[id - lo]``; empty: the id itself), as one array."""
-    col = np.empty(total, dtype=index_dtype(n))
-    at = 0
-    while chunks:
-        c = chunks.pop(0)
-        _map(c, lo, lut, col[at : at + c.shape[0]])
-        at += c.shape[0]
-    return col
-
-
-@njit(**NUMBA_FLAGS)
-def _mark(present, ids, lo):
-    for i in range(ids.shape[0]):
-        present[np.int64(ids[i]) - lo] = 1
-
-
-@njit(**NUMBA_FLAGS)
-def _map(ids, lo, lut, out):
-    identity = lut.shape[0] == 0
-    for i in range(ids.shape[0]):
-        out[i] = ids[i] if identity else lut[np.int64(ids[i]) - lo]
+    return chunk_ids(src, dst, ints, _Ranks(comm, MPI))
 
 
 #: Edges a rank sends per round of the shuffle: bounds the send and receive buffers

@@ -8,9 +8,10 @@
    newline counts gives each rank the line number of its first byte, so errors name the
    file's own lines.
 2. **Parsing.** Each rank normalises and converts its share as the one-process reader
-   does (compiled normaliser, pyarrow's conversion). The shares must agree: the same field
-   count as the file's first data line, and integer ids only if every share's ids are
-   integers (else every rank converts its ids as strings).
+   does (compiled normaliser, pyarrow's conversion), a chunk at a time
+   (:mod:`hpgraph.runtimes.mpi.scan`), keeping only the ids and weights. The shares
+   must agree: the same field count as the file's first data line, and integer ids only
+   if every share's ids are integers (else every rank converts its ids as strings).
 3. **Ids.** The internal numbering is the one-process reader's (ids sorted): integer ids
    over a narrow span through a presence bitmap reduced with ``Allreduce(MAX)``, wider
    ones and strings through the sorted union of every rank's distinct ids (an
@@ -18,7 +19,8 @@
 4. **Rows.** The global row counts (an ``Allreduce`` of each rank's) give the CSR's
    ``indptr`` and the MPI runtime's partition of the rows (ranges balanced on vertices
    and edges); each edge goes to the owner of its row (and, undirected, reversed to the
-   other end's) in an ``Alltoallv``, and each rank builds and sorts its own rows.
+   other end's) in rounds of ``Alltoallv``, with its final slot in the row (an
+   ``Exscan`` of the per-row counts), and each rank sorts its own rows.
 5. **Graph.** The rows are gathered on every rank (``Allgatherv``): the result equals
    the one-process read, bit for bit, parallel edges' weights in the same order.
 
@@ -27,10 +29,10 @@ or the message and line), and every rank raises the first one in file order, so 
 ranks exit with the same one-line error and none waits for ever in a collective.
 
 Everything but the last gather is split between the ranks; each rank then holds the
-whole graph, as the MPI runtime needs in this version (the rows of step 4 are what a
-partitioned rank will keep). Besides the graph, a rank holds two arrays of n int64 (row
-counts, ``indptr``) and its share's edges. A ``.gz`` file cannot be cut: every rank
-reads it whole, as before.
+whole graph, unless it keeps only its own rows (``partitioned``). Besides the graph, a
+rank holds its share's ids (int32 where they fit) and weights, one chunk's text or one
+round's buffers, its own rows, and up to four arrays of n int64 while the rows are
+counted. A ``.gz`` file cannot be cut: every rank reads it whole, as before.
 """
 
 from __future__ import annotations
@@ -60,11 +62,11 @@ from hpgraph.io.parquet import (
     parquet_files,
     read_parquet,
 )
+from hpgraph.io.scan import ShareScan, chunk_bytes, scan_share
 from hpgraph.io.shares import share_range
 from hpgraph.runtimes.mpi.assemble import build_rows, renumber
 from hpgraph.runtimes.mpi.comm import load_mpi
 from hpgraph.runtimes.mpi.parts import part_of_rows
-from hpgraph.runtimes.mpi.scan import ShareScan, chunk_bytes, scan_share
 
 __all__ = ["read_edgelist_mpi", "read_parquet_mpi", "load_graph_mpi"]
 

@@ -1,12 +1,12 @@
-"""One rank's share of a text edge list, parsed in chunks (step 2 of
-:mod:`hpgraph.runtimes.mpi.ingest`).
+"""A text edge list, or one rank's share of it, parsed in chunks (the one-process reader
+:func:`hpgraph.io.read_edgelist` and step 2 of :mod:`hpgraph.runtimes.mpi.ingest`).
 
-A share is read :data:`READ_CHUNK` bytes at a time, each chunk ending at a line start;
-each chunk is normalised and converted at once and only its ids (int32 where they fit,
-else int64; arrow strings for string ids) and weights are kept. A rank's read therefore
-holds its share's parsed columns and one chunk's text, never its whole share's text and
-its normalised copy and pyarrow's buffers together, which is what lets a rank read a
-graph bigger than it could hold whole.
+A byte range is read :data:`READ_CHUNK` bytes at a time, each chunk ending at a line
+start; each chunk is normalised and converted at once and only its ids (int32 where they
+fit, else int64; arrow strings for string ids) and weights are kept. A reader therefore
+holds the parsed columns and one chunk's text, never the whole text, its normalised copy
+and pyarrow's buffers together: this is what lets an MPI rank read a graph bigger than it
+could hold whole, and keeps one process's read near the size of its edge list.
 
 A chunk's problems are only located here (which chunk, which kind); they are worded
 after the ranks have agreed on line numbers, by reading that chunk again
