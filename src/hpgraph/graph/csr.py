@@ -31,6 +31,30 @@ def index_dtype(n: int) -> np.dtype:
     return np.dtype(np.int32) if n < 2**31 - 1 else np.dtype(np.int64)
 
 
+#: ``Graph._id_index`` of sorted integer ids: found by binary search, no table.
+_SORTED = object()
+
+
+def _sorted_index(ids: np.ndarray, user_id) -> int:
+    """The position of ``user_id`` (an integer, or a string of one) in sorted ``ids``."""
+    key = None
+    if isinstance(user_id, (int, np.integer)):
+        key = int(user_id)
+    elif isinstance(user_id, (float, np.floating)) and float(user_id).is_integer():
+        key = int(user_id)  # as a table would find it (3.0 == 3)
+    elif isinstance(user_id, str):
+        try:
+            key = int(user_id)
+        except ValueError:
+            pass
+    info = np.iinfo(ids.dtype)
+    if key is not None and info.min <= key <= info.max:
+        i = int(np.searchsorted(ids, key))
+        if i < ids.shape[0] and int(ids[i]) == key:
+            return i
+    raise InvalidArgumentError(f"unknown vertex {user_id!r}: not in this graph")
+
+
 class Graph:
     """An immutable graph in CSR form with dense internal ids ``0..n-1``.
 
@@ -228,8 +252,12 @@ class Graph:
                     f"unknown vertex {user_id!r}: this graph's ids are 0..{self.n - 1}"
                 )
             return v
-        if self._id_index is None:
-            self._id_index = {k: i for i, k in enumerate(np.asarray(self.ids).tolist())}
+        ids = np.asarray(self.ids)
+        if self._id_index is None:  # sorted integer ids (every reader's) need no table
+            ints = ids.dtype.kind in "iu" and bool((ids[1:] > ids[:-1]).all())
+            self._id_index = _SORTED if ints else {k: i for i, k in enumerate(ids.tolist())}
+        if self._id_index is _SORTED:
+            return _sorted_index(ids, user_id)
         key = user_id
         if key not in self._id_index and isinstance(user_id, str):
             try:
