@@ -30,9 +30,9 @@ Memory, n vertices and m simple undirected edges (derived once per graph and cac
 edge (int32 ranks); on directed graphs + 1 B per edge (1 or 2: how many directions the
 pair has); rank -> vertex 4-8 B, simple degree 8 B and the work prefix 8 B per vertex;
 directed graphs also build the graph's in-edges (cached on the graph) once. Per peer:
-the bitmap (n/8 B; n B of direction counts on directed graphs) and the counts, 8 B per
-vertex (16 on directed graphs). Time: O(sum over kept edges (v, u) of |N+(u)|), 0.66
-billion probes at Kronecker scale 18.
+the bitmap (n/8 B; n B of direction counts on directed graphs), the counts, 8 B per
+vertex (16 on directed graphs), and its rows' numbers, 8 B per row. Time: O(sum over
+kept edges (v, u) of |N+(u)|), 0.66 billion probes at Kronecker scale 18.
 
 On a partitioned graph (each MPI rank holding only its own rows) the same kernels count
 the triangles whose lowest-ranked corner a rank owns, from its own forward rows and the

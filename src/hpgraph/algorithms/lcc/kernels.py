@@ -1,6 +1,6 @@
 """The counting kernels of LCC, shared by the whole-graph and the partitioned runs: given
 forward rows (each vertex's neighbours ranked above it, the row ordered by rank), list the
-triangles whose lowest-ranked corner is a row of a range and credit all three corners;
+triangles whose lowest-ranked corner is one of the given rows and credit all three corners;
 and the coefficient of each vertex from its counts. Only arrays and scalars come in, so
 the same compiled code serves every runtime (see the package docstring for the method)."""
 
@@ -15,11 +15,11 @@ __all__ = ["count_triangles", "count_links", "coefficients", "connected_triples"
 
 
 @njit(**NUMBA_FLAGS)
-def count_triangles(fptr, fix, lo, hi, tri, bits):
-    """Triangles r < u < w with r in [lo, hi): tri[x] += 1 for each of the three. Rows
+def count_triangles(fptr, fix, rows, tri, bits):
+    """Triangles r < u < w with r in ``rows``: tri[x] += 1 for each of the three. Rows
     are ordered by rank, so a row's last entry (ranked above the others) is not probed."""
     one = np.uint64(1)
-    for r in range(lo, hi):
+    for r in rows:
         a0, a1 = fptr[r], fptr[r + 1]
         if a1 - a0 < 2:
             continue
@@ -43,10 +43,10 @@ def count_triangles(fptr, fix, lo, hi, tri, bits):
 
 
 @njit(**NUMBA_FLAGS)
-def count_links(fptr, fix, fdir, lo, hi, counts, mark):
+def count_links(fptr, fix, fdir, rows, counts, mark):
     """Directed graphs: counts[x, 0] as in ``count_triangles``; counts[x, 1] adds, per
     triangle through x, the directions (1 or 2) of its edge opposite x."""
-    for r in range(lo, hi):
+    for r in rows:
         a0, a1 = fptr[r], fptr[r + 1]
         if a1 - a0 < 2:
             continue

@@ -14,11 +14,12 @@ once on request instead of stored as an overlapping partition. A peer-level prog
    the ghost's simple degree (the order ``(degree, id)`` decides which end of an edge
    keeps it, as on the whole graph).
 1. Owners answer with the degrees.
-2. The rank builds its own forward rows ``N+(v)`` (neighbours ranked above ``v``, merged
-   from own out- and in-rows, in local numbers: own vertex ``v`` is ``v - lo``, ghost
-   ``i`` is ``own + i``), each row ordered by rank, and asks each owner for the forward
-   rows of the ghosts that some own row points to: a triangle ``v < u < w`` found at own
-   ``v`` needs ``N+(u)``.
+2. The rank numbers its locals in rank order (so rows come out ascending, and the rows
+   most probed, the hubs', sit together at the top as in the whole graph's view:
+   counting ran twice as fast as with own vertices first), builds its own forward rows
+   ``N+(v)`` (neighbours ranked above ``v``, merged from own out- and in-rows) and asks
+   each owner for the forward rows of the ghosts that some own row points to: a
+   triangle ``v < u < w`` found at own ``v`` needs ``N+(u)``.
 3. Owners answer with those rows (global ids, and directions on directed graphs).
 4. The rank keeps of each ghost row the locals only (a vertex neither own nor a ghost is
    in no own ``N+(v)``, so no probe can hit it), lists the triangles of its own rows into
@@ -26,16 +27,19 @@ once on request instead of stored as an overlapping partition. A peer-level prog
    to its owner, in the order the owner was asked in superstep 0.
 5. Owners add them; every rank gets every rank's counts (``run_bsp`` gathers them).
 
-Bytes per rank (``own`` vertices, ``g`` ghosts, ``l = own + g`` locals, ``f`` forward
-entries of own rows, ``h`` kept entries of the fetched ghost rows; int32 ids below 2^31
-vertices): simple degrees 8 per own vertex; ghost ids 4 and degrees 8 per ghost; the
-local rank 8 per local (freed before counting); forward rows of own and ghost rows 8 per
-local + 4 per entry (+ 1 per entry on directed graphs: the pair's directions); counts 8 per
-local (16 on directed graphs) and the bitmap l / 8 (a byte per local on directed graphs).
-In flight: the asked ids (4 per ghost, at the owners), the rows sent (8 per row + 4 per
-entry, + 1 directed) and received (the same, before the non-locals are dropped). Then the
-gathered result, 16 per vertex of the whole graph (triangles and LCC), as every kernel on
-parts gathers its values.
+Bytes per rank (``o`` own vertices, ``g`` ghosts, ``l = o + g`` locals, ``f`` forward
+entries of own rows, ``h`` kept entries of the fetched ghost rows, int32 ids below 2^31
+vertices; directed graphs add 1 per forward entry, the pair's directions): simple
+degrees 8 per own vertex; ghost ids 4 per ghost; id, number and rank order of each local
+4 + 4 + 8; own forward rows 8 per own vertex + 4 per entry, built in a buffer of 4 per
+own simple neighbour (8 directed) then copied out; ghost rows 8 per ghost + 4 per kept
+entry; the rows of every local in rank order, 8 per local + 4 per entry (``f + h``),
+made from those two (both held while it is); counts 8 per local (16 directed) and the
+bitmap l / 8 (l directed). At the owners, the ids each other rank asked for, 4 per
+ghost. Moved: ids 4 per ghost and degrees 8 back; ids 4 per row asked for and the rows,
+8 per row + 4 per entry, back; counts 8 per ghost (16 directed). Then the gathered
+result, 16 per vertex of the whole graph (triangles and LCC), as every kernel on parts
+gathers its values.
 """
 
 from __future__ import annotations
@@ -60,45 +64,39 @@ __all__ = ["count_part"]
 
 # ------------------------------------------------------------------ kernels
 @njit(**NUMBA_FLAGS)
-def _own_forward(ipa, ixa, ipb, ixb, lo, hi, ghosts, lrank, fptr, fix, fdir, need, fill):
-    """Own rows of the forward lists in local numbers: the neighbours ranked above the
-    row's vertex (``lrank``, by local number). Without ``fill`` their count goes to
-    ``fptr[v - lo + 1]``; with it they are written from ``fptr[v - lo]``, ordered by
-    rank, with their directions (1 or 2) when ``fdir`` is not empty, and ``need`` marks
-    the ghosts listed."""
+def _own_forward(ipa, ixa, ipb, ixb, lo, hi, ghosts, num, kptr, keys, need, with_dir):
+    """Own rows of the forward lists: the local numbers above the row's (``num``, by
+    slot: own vertex ``v`` is slot ``v - lo``, ghost ``i`` slot ``own + i``) of its
+    neighbours, each row ascending, as ``2 x + directions - 1`` when ``with_dir`` (else
+    ``x``), packed into ``keys`` (room for every simple neighbour), row v from
+    ``kptr[v - lo]``; ``need`` marks the ghosts listed. Returns the entries written."""
     big = ipa.shape[0]
     own = hi - lo
-    keep_dir = fdir.shape[0] > 0
+    k = 0
     for v in range(lo, hi):
         ea, eb = ipa[v + 1], ipb[v + 1]
         pa = _next(ixa, ipa[v], ea, v, -1)
         pb = _next(ixb, ipb[v], eb, v, -1)
-        r = lrank[v - lo]
-        k = fptr[v - lo]
-        c = 0
+        r = num[v - lo]
+        kptr[v - lo] = k
         while pa < ea or pb < eb:
             u, m, pa, pb = _union_step(ixa, pa, ea, ixb, pb, eb, v, big)
-            x = u - lo if lo <= u < hi else own + np.searchsorted(ghosts, u)
-            if lrank[x] > r:
-                if fill:
-                    fix[k + c] = x
-                    if keep_dir:
-                        fdir[k + c] = m
-                    if x >= own:
-                        need[x - own] = True
-                c += 1
-        if not fill:
-            fptr[v - lo + 1] = c
-        elif c > 1:
-            o = np.argsort(lrank[fix[k : k + c]])
-            fix[k : k + c] = fix[k : k + c][o]
-            if keep_dir:
-                fdir[k : k + c] = fdir[k : k + c][o]
+            slot = u - lo if lo <= u < hi else own + np.searchsorted(ghosts, u)
+            x = num[slot]
+            if x > r:
+                keys[k] = 2 * x + m - 1 if with_dir else x
+                k += 1
+                if slot >= own:
+                    need[slot - own] = True
+        if k - kptr[v - lo] > 1:
+            keys[kptr[v - lo] : k].sort()
+    kptr[own] = k
+    return k
 
 
 @njit(**NUMBA_FLAGS)
-def _local_number(lo, hi, ghosts, w):
-    """Local number of global vertex ``w``: own, a ghost, or -1 (neither)."""
+def _slot(lo, hi, ghosts, w):
+    """Slot of global vertex ``w``: own, a ghost, or -1 (neither)."""
     if lo <= w < hi:
         return w - lo
     i = np.searchsorted(ghosts, w)
@@ -108,7 +106,7 @@ def _local_number(lo, hi, ghosts, w):
 
 
 @njit(**NUMBA_FLAGS)
-def _ghost_rows(lo, hi, ghosts, wanted, lens, ents, dirs):
+def _ghost_rows(lo, hi, ghosts, num, wanted, lens, ents, dirs):
     """(indptr, local numbers, directions) of the ghosts' forward rows, by ghost: row
     ``wanted[j]`` is the locals of received row j (``lens[j]`` entries of ``ents``, in
     order), the other rows empty. ``dirs`` empty: no directions."""
@@ -119,19 +117,19 @@ def _ghost_rows(lo, hi, ghosts, wanted, lens, ents, dirs):
     for j in range(wanted.shape[0]):
         c = 0
         for t in range(k, k + lens[j]):
-            if _local_number(lo, hi, ghosts, ents[t]) >= 0:
+            if _slot(lo, hi, ghosts, ents[t]) >= 0:
                 c += 1
         gptr[wanted[j] + 1] = c
         k += lens[j]
     for i in range(g):
         gptr[i + 1] += gptr[i]
-    gix = np.empty(gptr[g], dtype=ghosts.dtype)
+    gix = np.empty(gptr[g], dtype=num.dtype)
     gdir = np.empty(gptr[g] if keep_dir else 0, dtype=np.uint8)
     p = 0
     for t in range(ents.shape[0]):
-        x = _local_number(lo, hi, ghosts, ents[t])
-        if x >= 0:
-            gix[p] = x
+        slot = _slot(lo, hi, ghosts, ents[t])
+        if slot >= 0:
+            gix[p] = num[slot]
             if keep_dir:
                 gdir[p] = dirs[t]
             p += 1
@@ -156,10 +154,24 @@ def _to_owners(peer, items, at):
             peer.send(q, items[at[q] : at[q + 1]])
 
 
-def _joined(peer, empty, field=None):
-    """What every other peer sent (its ``field`` when payloads are tuples), in peer order."""
-    got = [p if field is None else p[field] for _, p in peer.messages()]
+def _joined(peer, empty, field=0, fields=1):
+    """Payload ``field`` of the ``fields`` every other peer sent, joined in peer order."""
+    got = [p for _, p in peer.messages()][field::fields]
     return np.concatenate([empty, *got])
+
+
+def _forward_rows(part, ipb, ixb, ghosts, num, degree, links):
+    """(indptr by slot, local numbers, directions or empty, ghosts listed) of the own
+    forward rows, each ascending (so by rank)."""
+    kptr = np.empty(part.hi - part.lo + 1, dtype=np.int64)
+    need = np.zeros(ghosts.shape[0], dtype=np.bool_)
+    keys = np.empty(int(degree.sum()), dtype=np.int64 if links else num.dtype)
+    used = _own_forward(part.indptr, part.indices, ipb, ixb, part.lo, part.hi, ghosts, num,
+                        kptr, keys, need, links)  # fmt: skip
+    keys = keys[:used].copy()
+    if not links:
+        return kptr, keys, np.empty(0, dtype=np.uint8), need
+    return kptr, (keys >> 1).astype(num.dtype), ((keys & 1) + 1).astype(np.uint8), need
 
 
 def _program(peer, part, links, want_coef, ipb, ixb):
@@ -167,10 +179,9 @@ def _program(peer, part, links, want_coef, ipb, ixb):
     or None, connected triples)."""
     lo, hi = part.lo, part.hi
     own = hi - lo
-    ipa, ixa = part.indptr, part.indices
-    idt = ixa.dtype
+    idt = part.indices.dtype
     degree = np.empty(own, dtype=np.int64)
-    _simple_degrees(ipa, ixa, ipb, ixb, False, lo, hi, degree)
+    _simple_degrees(part.indptr, part.indices, ipb, ixb, False, lo, hi, degree)
     ghosts = _ghosts(part, ipb, ixb)
     at = np.searchsorted(ghosts, part.rank_offsets)  # each owner's block of ghosts
     _to_owners(peer, ghosts, at)
@@ -179,48 +190,42 @@ def _program(peer, part, links, want_coef, ipb, ixb):
     for q, ids in asked.items():
         peer.send(q, degree[ids - lo])
     peer.sync()  # 1 -> 2: the forward rows, and the ghost rows they need
-    ids = np.concatenate([np.arange(lo, hi, dtype=idt), ghosts])  # local -> global
-    lrank = np.empty(ids.shape[0], dtype=np.int64)
-    lrank[np.lexsort((ids, np.concatenate([degree, _joined(peer, degree[:0])])))] = np.arange(
-        ids.shape[0]
-    )
-    fptr = np.zeros(own + 1, dtype=np.int64)
-    none = np.empty(0, dtype=np.uint8)
-    need = np.zeros(ghosts.shape[0], dtype=np.bool_)
-    _own_forward(ipa, ixa, ipb, ixb, lo, hi, ghosts, lrank, fptr, ids[:0], none, need, False)
-    np.cumsum(fptr, out=fptr)
-    fix = np.empty(int(fptr[-1]), dtype=idt)
-    fdir = np.empty(fix.shape[0] if links else 0, dtype=np.uint8)
-    _own_forward(ipa, ixa, ipb, ixb, lo, hi, ghosts, lrank, fptr, fix, fdir, need, True)
-    del lrank
+    ids = np.concatenate([np.arange(lo, hi, dtype=idt), ghosts])  # slot -> global id
+    order = np.lexsort((ids, np.concatenate([degree, _joined(peer, degree[:0])])))
+    num = np.empty(ids.shape[0], dtype=idt)  # slot -> local number, in rank order
+    num[order] = np.arange(ids.shape[0], dtype=idt)
+    kptr, kfix, kdir, need = _forward_rows(part, ipb, ixb, ghosts, num, degree, links)
     wanted = np.flatnonzero(need)
     _to_owners(peer, ghosts[wanted], np.searchsorted(wanted, at))
     peer.sync()  # 2 -> 3: the owners answer with the rows asked for, in global ids
     for q, rows in peer.messages():
         rows = rows.astype(np.int64) - lo
-        ptr, ent = rows_in_order(fptr[:-1], fptr[1:], fix, rows)
-        dirs = rows_in_order(fptr[:-1], fptr[1:], fdir, rows)[1] if links else none
-        peer.send(q, (np.diff(ptr), ids[ent], dirs))
+        ptr, ent = rows_in_order(kptr[:-1], kptr[1:], kfix, rows)
+        peer.send(q, np.diff(ptr))
+        peer.send(q, ids[order[ent]])
+        peer.send(q, rows_in_order(kptr[:-1], kptr[1:], kdir, rows)[1] if links else kdir)
     peer.sync()  # 3 -> 4: count, and send the ghosts' counts to their owners
     gptr, gix, gdir = _ghost_rows(
-        lo, hi, ghosts, wanted,
-        _joined(peer, fptr[:0], 0), _joined(peer, ids[:0], 1), _joined(peer, none, 2),
+        lo, hi, ghosts, num, wanted,
+        _joined(peer, kptr[:0], 0, 3), _joined(peer, ids[:0], 1, 3), _joined(peer, kdir[:0], 2, 3),
     )  # fmt: skip
     del ids, need, wanted
-    fptr = np.concatenate([fptr, fptr[-1] + gptr[1:]])
-    fix = np.concatenate([fix, gix])
-    fdir = np.concatenate([fdir, gdir])
-    del gptr, gix, gdir
+    sptr = np.concatenate([kptr, kptr[-1] + gptr[1:]])  # every local's row, by slot
+    fptr, fix = rows_in_order(sptr[:-1], sptr[1:], np.concatenate([kfix, gix]), order)
+    fdir = kdir
+    if links:
+        fdir = rows_in_order(sptr[:-1], sptr[1:], np.concatenate([kdir, gdir]), order)[1]
+    del sptr, kptr, kfix, kdir, gptr, gix, gdir, order
     local = fptr.shape[0] - 1
+    rows = np.sort(num[:own]).astype(np.int64)
     counts = np.zeros((local, 2 if links else 1), dtype=np.int64)
     if links:
-        count_links(fptr, fix, fdir, 0, own, counts, np.zeros(local, dtype=np.uint8))
+        count_links(fptr, fix, fdir, rows, counts, np.zeros(local, dtype=np.uint8))
     else:
-        bits = np.zeros(local // 64 + 1, dtype=np.uint64)
-        count_triangles(fptr, fix, 0, own, counts.reshape(-1), bits)
-    _to_owners(peer, counts[own:], at)
+        count_triangles(fptr, fix, rows, counts.reshape(-1), np.zeros(local // 64 + 1, np.uint64))
+    _to_owners(peer, counts[num[own:]], at)
     peer.sync()  # 4 -> 5: add the counts of own vertices that other ranks found
-    mine = counts[:own].copy()
+    mine = counts[num[:own]]
     for q, theirs in peer.messages():
         mine[asked[q] - lo] += theirs
     tri = mine[:, 0]

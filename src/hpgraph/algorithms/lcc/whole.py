@@ -123,13 +123,14 @@ def _peer_program(peer, fw: _Forward, links: bool):
     cuts = np.searchsorted(fw.work, fw.work[-1] * np.arange(parts + 1) / parts, side="left")
     cuts[0], cuts[-1] = 0, n
     lo, hi = int(cuts[peer.pid]), int(cuts[peer.pid + 1])
+    rows = np.arange(lo, hi, dtype=np.int64)
     if links:
         counts = np.zeros((n, 2), dtype=np.int64)
-        count_links(fw.indptr, fw.indices, fw.directions, lo, hi, counts, np.zeros(n, np.uint8))
+        count_links(fw.indptr, fw.indices, fw.directions, rows, counts, np.zeros(n, np.uint8))
     else:
         counts = np.zeros((n, 1), dtype=np.int64)
         bits = np.zeros(n // 64 + 1, dtype=np.uint64)
-        count_triangles(fw.indptr, fw.indices, lo, hi, counts.reshape(-1), bits)
+        count_triangles(fw.indptr, fw.indices, rows, counts.reshape(-1), bits)
     for q in range(parts):
         peer.send(q, counts[cuts[q] : cuts[q + 1]])
     peer.sync()
