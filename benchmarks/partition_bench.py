@@ -149,6 +149,7 @@ def main() -> None:
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--folder", default="/tmp/hpgraph-ingest")
     ap.add_argument("--times-only", action="store_true", help="skip the memory runs")
+    ap.add_argument("--memory-only", action="store_true", help="skip the timed runs")
     ap.add_argument("--budget", type=int, help="MiB per rank: only the runs under a budget")
     args = ap.parse_args()
     folder = Path(args.folder)
@@ -189,7 +190,7 @@ def main() -> None:
 
     print(f"\nkernel times, median of {args.trials} (P ranks x 1 thread, parts, against the")
     print("local runtime with P threads on the whole graph, alternating):")
-    for p in [r for r in args.ranks if r > 1]:
+    for p in [] if args.memory_only else [r for r in args.ranks if r > 1]:
         times = {"parts": {"pagerank": [], "bfs": []}, "local": {"pagerank": [], "bfs": []}}
         for _ in range(args.trials):
             for mode in ("parts", "local"):

@@ -31,7 +31,7 @@ from hpgraph.io.shares import line_cut
 __all__ = ["READ_CHUNK", "Chunk", "ShareScan", "scan_share", "chunk_bytes"]
 
 #: Bytes of its share a rank normalises and converts at a time.
-READ_CHUNK = 32 << 20
+READ_CHUNK = 8 << 20
 
 
 @dataclass(frozen=True)

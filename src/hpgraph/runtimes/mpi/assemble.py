@@ -54,7 +54,7 @@ def renumber(comm, MPI, columns, ints):
 
 #: Edges a rank sends per round of the shuffle: bounds the send and receive buffers
 #: (at most 2 half-edges of 12-20 B each per edge, twice) whatever the share's size.
-SHUFFLE_ROUND = 1 << 20
+SHUFFLE_ROUND = 1 << 18
 
 
 def build_rows(comm, MPI, edges, n, directed, gather=True):
