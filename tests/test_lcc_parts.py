@@ -22,7 +22,7 @@ from hpgraph.graph.part import PartGraph
 from hpgraph.io import read_edgelist, write_edgelist, write_result
 
 CASES = ("kron-undirected", "kron-directed", "multi-loops-directed", "multi-loops-undirected",
-         "path", "tiny", "clique", "clique-directed")  # fmt: skip
+         "path", "tiny", "empty", "clique", "clique-directed")  # fmt: skip
 
 
 @pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)

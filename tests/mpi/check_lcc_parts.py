@@ -4,7 +4,8 @@ equal the whole graph's LCC bit for bit: the ``lcc`` and ``triangles`` columns, 
 values, :func:`triangle_count` and :func:`transitivity`, on the same MPI runtime and on
 the local runtime, for graphs of several shapes (Kronecker directed and undirected, a
 multigraph with self-loops and isolated vertices both ways, a path, a 2-vertex graph with
-a rank holding no vertex at 3 ranks, cliques). Prints ``OK <case>`` per case on rank 0."""
+a rank holding no vertex at 3 ranks, a graph without vertices, cliques). Prints
+``OK <case>`` per case on rank 0."""
 
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ def graphs():
     yield "multi-loops-undirected", Graph.from_edges(src, dst, n=140, directed=False)
     yield "path", generators.path_graph(30)
     yield "tiny", Graph.from_edges(np.array([0]), np.array([1]), n=2, directed=True)
+    yield "empty", Graph.from_edges(np.zeros(0, np.int64), np.zeros(0, np.int64), n=0)
     a, b = np.triu_indices(14, 1)
     yield "clique", Graph.from_edges(a, b, n=14, directed=False)
     one_way = rng.random(a.shape[0]) < 0.5  # some pairs one way, the others both ways
