@@ -13,6 +13,9 @@ fi
 mib=$1
 shift
 root=/sys/fs/cgroup/memory
+for stale in "$root"/hpgraph-memcap-*; do  # left by a killed run: empty ones go
+    rmdir "$stale" 2>/dev/null
+done
 cg=$root/hpgraph-memcap-$$
 if ! mkdir "$cg" 2>/dev/null; then
     echo "memcap.sh: cannot create a memory cgroup under $root (cgroup v1, writable, needed)" >&2

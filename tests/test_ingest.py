@@ -5,6 +5,7 @@ graph equal to the one-process reader's, or the same error on every rank."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -158,9 +159,44 @@ def test_cli_ranks_read_in_parallel_and_agree_on_errors(tmp_path):
     assert "401 vertices, 400 edges" in r.stdout and "largest     401 vertices" in r.stdout
     assert "own rows per rank" in r.stdout
     assert not (tmp_path / "g.el.hpgc").exists()  # the whole graph never existed: no cache
+    small = {**os.environ, "HPGRAPH_RANK_MEMORY": "4K"}  # less than the whole graph's 6.4 KB
+    r = subprocess.run(
+        [str(exe), "run", "betweenness", str(edges), "--ranks", "2", "--no-cache"],
+        capture_output=True, text=True, timeout=600, env=small,
+    )  # fmt: skip
+    assert r.returncode != 0 and "Traceback" not in r.stderr, r.stdout + r.stderr
+    want = "g: the whole graph (6.3 KiB) does not fit on every rank: rank 0 can take about 4.0"
+    assert want in r.stderr and "HPGRAPH_RANK_MEMORY" in r.stderr, r.stderr
+    r = subprocess.run(  # a kernel on parts needs no whole graph
+        [str(exe), "run", "bfs", str(edges), "--ranks", "2", "--no-cache"],
+        capture_output=True, text=True, timeout=600, env=small,
+    )  # fmt: skip
+    assert r.returncode == 0 and "own rows per rank" in r.stdout, r.stdout + r.stderr
     r = subprocess.run(
         [str(exe), "run", "betweenness", str(edges), "--ranks", "2"],  # a whole-graph kernel
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert r.returncode == 0 and "whole graph per rank" in r.stdout, r.stdout + r.stderr
     assert (tmp_path / "g.el.hpgc").exists()  # rank 0 wrote the cache
+
+
+def test_rank_memory_sizes_and_the_cgroup_headroom():
+    from hpgraph.errors import InvalidArgumentError
+    from hpgraph.runtimes.mpi.budget import parse_bytes
+
+    assert parse_bytes("512M") == 512 << 20 and parse_bytes("1.5GiB") == 3 << 29
+    assert parse_bytes("4k") == 4096 and parse_bytes("100") == 100
+    for bad in ("", "x", "-1M", "5Q"):
+        with pytest.raises(InvalidArgumentError, match="HPGRAPH_RANK_MEMORY"):
+            parse_bytes(bad)
+    # under scripts/memcap.sh (a memory cgroup of its own), the headroom is below the cap
+    memcap = Path(__file__).resolve().parent.parent / "scripts" / "memcap.sh"
+    code = "from hpgraph._procfs import available_memory as a; print(a())"
+    r = subprocess.run(
+        [str(memcap), "300", sys.executable, "-c", code],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    if r.returncode == 2 and "cannot create a memory cgroup" in r.stderr:
+        pytest.skip("no writable cgroup v1 memory hierarchy here")
+    assert r.returncode == 0, r.stderr
+    assert 100 << 20 < int(r.stdout) <= 300 << 20  # Python itself takes part of the cap

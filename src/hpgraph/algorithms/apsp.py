@@ -30,7 +30,6 @@ refuses with :class:`~hpgraph.errors.InvalidArgumentError` stating the estimate.
 
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,7 +38,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from hpgraph._procfs import kib_field
+from hpgraph._procfs import available_memory
 from hpgraph.algorithms._common import check_graph
 from hpgraph.algorithms._paths import dijkstra_settle
 from hpgraph.algorithms._peer import PeerProgress, resolve_runtime, resolve_weighted
@@ -238,14 +237,6 @@ class APSPResult:
         r, c = np.nonzero(np.isfinite(self.distances))
         keys = zip(ids[r].tolist(), ids[c].tolist(), strict=True)
         return dict(zip(keys, self.distances[r, c].tolist(), strict=True))
-
-
-def available_memory() -> int:
-    """Bytes of memory available now (Linux MemAvailable; else physical memory)."""
-    found = kib_field("/proc/meminfo", "MemAvailable")
-    if found is not None:
-        return found
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 def _reachable_pairs_bound(graph) -> int:

@@ -57,7 +57,7 @@ def renumber(comm, MPI, columns, ints):
 SHUFFLE_ROUND = 1 << 18
 
 
-def build_rows(comm, MPI, edges, n, directed, gather=True):
+def build_rows(comm, MPI, edges, n, directed, gather=True, before_gather=None):
     """The CSR that :meth:`Graph.from_edges` builds from every rank's edges in rank order,
     each rank building the rows of its own range (:func:`~hpgraph.graph.partition.
     range_cuts` of the global row counts, the MPI runtime's partition); the rows are then
@@ -73,7 +73,8 @@ def build_rows(comm, MPI, edges, n, directed, gather=True):
     entries of v on ranks before r (an ``Exscan`` of per-row counts) + k, and reversed
     entries after every rank's forward ones. The half-edges travel in rounds of
     :data:`SHUFFLE_ROUND` edges, so a rank holds its edges, its own rows and one round's
-    buffers, never its share twice over."""
+    buffers, never its share twice over. ``before_gather(stored, weighted)``: called on
+    every rank before the gather (it may raise, on every rank alike)."""
     s, d, w = edges
     edges.clear()
     rank, size = comm.Get_rank(), comm.Get_size()
@@ -103,6 +104,8 @@ def build_rows(comm, MPI, edges, n, directed, gather=True):
         sort_rows(own, indices, weights, 0, hi - lo, has_w)
         if not gather:
             return cuts, indptr[lo : hi + 1].copy(), indices, weights if has_w else None
+        if before_gather is not None:
+            before_gather(int(indptr[-1]), has_w)
         sizes = indptr[cuts[1:]] - indptr[cuts[:-1]]
         got = allgatherv(comm, types, [indices] + ([weights] if has_w else []), sizes)
     finally:

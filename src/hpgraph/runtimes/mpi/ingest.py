@@ -44,7 +44,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hpgraph.errors import GraphFormatError
-from hpgraph.graph.csr import Graph
+from hpgraph.graph.csr import Graph, index_dtype
 from hpgraph.graph.part import PartGraph
 from hpgraph.io import _tokenize
 from hpgraph.io._errors import file_errors
@@ -65,6 +65,7 @@ from hpgraph.io.parquet import (
 from hpgraph.io.scan import ShareScan, chunk_bytes, scan_share
 from hpgraph.io.shares import share_range
 from hpgraph.runtimes.mpi.assemble import build_rows, renumber
+from hpgraph.runtimes.mpi.budget import whole_graph_fits
 from hpgraph.runtimes.mpi.comm import load_mpi
 from hpgraph.runtimes.mpi.parts import part_of_rows
 
@@ -116,7 +117,12 @@ def _rows_graph(comm, MPI, edges, n, directed, ids, name, partitioned):
     """The graph (or this rank's part) from every rank's renumbered edges ``[src, dst,
     weights or None]`` (emptied: their memory is freed as soon as they are shuffled)."""
     if not partitioned:
-        indptr, indices, w = build_rows(comm, MPI, edges, n, directed)
+
+        def fits(stored, weighted):
+            size = np.dtype(index_dtype(n)).itemsize
+            whole_graph_fits(comm, MPI, n, stored, size, weighted, name)
+
+        indptr, indices, w = build_rows(comm, MPI, edges, n, directed, before_gather=fits)
         return Graph(indptr, indices, w, directed=directed, ids=ids, name=name)
     cuts, indptr, indices, w = build_rows(comm, MPI, edges, n, directed, gather=False)
     return part_of_rows(comm, n, cuts, indptr, indices, w, directed=directed, ids=ids, name=name)
