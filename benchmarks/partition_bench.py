@@ -99,7 +99,7 @@ _MEMCAP = Path(__file__).resolve().parent.parent / "scripts" / "memcap.sh"
 
 def _run(path, mode, ranks, threads, budget=None):
     """(result dict, per-rank peak RSS MiB); with a ``budget`` (MiB per rank): (result
-    dict or None where a rank was killed, peaks, exit status)."""
+    dict or None where a rank was killed or the read refused, peaks, what happened)."""
     py = sys.executable
     timed = ["/usr/bin/time", "-f", "PEAK_KB %M", py, "-c", _JOB, str(path), mode, str(threads)]
     if budget is not None:
@@ -114,7 +114,8 @@ def _run(path, mode, ranks, threads, budget=None):
     if budget is not None and out.returncode != 0:
         if "memcap.sh: cannot" in out.stderr:
             raise SystemExit(out.stderr.strip())
-        return None, peaks, out.returncode
+        refused = re.search(r"(\S+: the whole graph .*? on every rank)", out.stderr)
+        return None, peaks, refused.group(1) if refused else f"killed (exit {out.returncode})"
     if out.returncode != 0:
         raise SystemExit(f"{' '.join(cmd[:4])} ... failed:\n{out.stdout}\n{out.stderr}")
     result = json.loads(out.stdout.split("RESULT ", 1)[1].splitlines()[0])
@@ -132,7 +133,7 @@ def _budget(path, fixed, ranks, budget):
         res, peaks, status = _run(path, mode, p, 1, budget)
         held = "whole graph" if p == 1 or mode == "whole" else "own rows"
         if res is None:
-            print(f"  {p} rank(s), {held:11s}: killed over budget (exit {status})", flush=True)
+            print(f"  {p} rank(s), {held:11s}: {status}", flush=True)
             continue
         print(
             f"  {p} rank(s), {held:11s}: ran, peak per rank {max(peaks):,.0f} MiB; "
