@@ -198,12 +198,12 @@ def _program(peer, part, links, want_coef, ipb, ixb):
     wanted = np.flatnonzero(need)
     _to_owners(peer, ghosts[wanted], np.searchsorted(wanted, at))
     peer.sync()  # 2 -> 3: the owners answer with the rows asked for, in global ids
-    for q, rows in peer.messages():
-        rows = rows.astype(np.int64) - lo
-        ptr, ent = rows_in_order(kptr[:-1], kptr[1:], kfix, rows)
+    for q, theirs in peer.messages():
+        slots = theirs.astype(np.int64) - lo
+        ptr, ent = rows_in_order(kptr[:-1], kptr[1:], kfix, slots)
         peer.send(q, np.diff(ptr))
         peer.send(q, ids[order[ent]])
-        peer.send(q, rows_in_order(kptr[:-1], kptr[1:], kdir, rows)[1] if links else kdir)
+        peer.send(q, rows_in_order(kptr[:-1], kptr[1:], kdir, slots)[1] if links else kdir)
     peer.sync()  # 3 -> 4: count, and send the ghosts' counts to their owners
     gptr, gix, gdir = _ghost_rows(
         lo, hi, ghosts, num, wanted,
