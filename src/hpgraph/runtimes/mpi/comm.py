@@ -25,7 +25,10 @@ def mpiexec_path() -> str:
     beside = Path(sys.executable).parent / "mpiexec"
     found = str(beside) if beside.exists() else shutil.which("mpiexec")
     if found is None:
-        raise InvalidArgumentError("no mpiexec: pip install 'hpgraph[mpi]'")
+        raise InvalidArgumentError(
+            "no mpiexec: install the mpi extra (in a clone: .venv/bin/pip install -e '.[mpi]';"
+            " else pip install 'hpgraph[mpi]')"
+        )
     return found
 
 
