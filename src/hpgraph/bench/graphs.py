@@ -36,6 +36,15 @@ def parse_graph_spec(spec: str) -> dict:
     take k/M/G suffixes or ``2^k``), or ``file:PATH`` / an existing path (read with
     :func:`hpgraph.io.load_graph`).
     """
+    try:
+        return _parse_spec(spec)
+    except InvalidArgumentError as e:
+        if str(e).startswith("not a count"):
+            raise InvalidArgumentError(f"graph {spec!r}: {e}") from None
+        raise
+
+
+def _parse_spec(spec: str) -> dict:
     kind, _, rest = spec.partition(":")
     kind = kind.lower()
     parts = rest.split(":") if rest else []
