@@ -305,6 +305,8 @@ def test_compiled_scanner_matches_line_parser(data, tmp_path, monkeypatch, colli
         ("SELECT ?x WHERE { SERVICE <http://x.org/> { ?x ex:p ?y } }", "SERVICE"),
         ("DESCRIBE * WHERE { ?x ex:p ?y }", "DESCRIBE \\*"),
         ("SELECT ?x WHERE { GRAPH _:g { ?x ex:p ?y } }", "syntax error"),
+        ("INSERT DATA { ex:a ex:p ex:b }", r"SPARQL Update \(INSERT\)"),
+        ("delete where { ?x ex:p ?y }", r"SPARQL Update \(DELETE\)"),
     ],
 )
 def test_unsupported_and_bad_queries_raise_one_line(data, text, match):

@@ -4,6 +4,7 @@ and syntax errors become one-line ``InvalidArgumentError``s."""
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 
@@ -141,8 +142,22 @@ def translate(text: str):
     except InvalidArgumentError:
         raise
     except Exception as exc:  # pyparsing and rdflib raise several types
+        update = _UPDATE.match(text)
+        if update:
+            raise Unsupported(
+                f"SPARQL Update ({update.group(1).upper()}): hpgraph answers queries (SELECT, "
+                "ASK, CONSTRUCT, DESCRIBE); load changed data with hpgraph rdf load"
+            ) from None
         msg = " ".join(str(exc).split()) or type(exc).__name__
         raise InvalidArgumentError(f"SPARQL syntax error: {msg[:200]}") from None
+
+
+#: a SPARQL Update request: its first operation's keyword, after any prologue
+_UPDATE = re.compile(
+    r"\s*(?:(?:PREFIX\s+\S*:\s*<[^>]*>|BASE\s+<[^>]*>)\s*)*"
+    r"(INSERT|DELETE|LOAD|CLEAR|CREATE|DROP|COPY|MOVE|ADD|WITH)\b",
+    re.IGNORECASE,
+)
 
 
 def _empty_template(parsed) -> bool:
