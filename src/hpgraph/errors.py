@@ -12,6 +12,7 @@ __all__ = [
     "UserProgramError",
     "VerificationError",
     "RuntimeErrorInJob",
+    "agreed",
 ]
 
 
@@ -50,3 +51,10 @@ class VerificationError(HPGraphError, AssertionError):
 
 class RuntimeErrorInJob(HPGraphError, RuntimeError):
     """A peer of a running BSP job failed; the job was stopped on every peer."""
+
+
+def agreed(exc: BaseException) -> BaseException:
+    """``exc``, marked as raised alike on every MPI rank (after the ranks agreed on it):
+    the CLI prints it on rank 0 only, not once per rank."""
+    exc.agreed = True
+    return exc

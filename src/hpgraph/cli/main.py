@@ -75,6 +75,17 @@ def _message(exc: BaseException) -> str:
     return " | ".join(line.strip() for line in str(text).splitlines() if line.strip())
 
 
+def printing_rank(exc: BaseException) -> bool:
+    """Whether this process prints ``exc``: always, except an error raised alike on every
+    MPI rank (:func:`hpgraph.errors.agreed`) on a rank other than 0."""
+    if not getattr(exc, "agreed", False):
+        return True
+    mpi = sys.modules.get("mpi4py.MPI")
+    if mpi is None or not mpi.Is_initialized() or mpi.Is_finalized():
+        return True
+    return mpi.COMM_WORLD.Get_rank() == 0
+
+
 class _Group(click.Group):
     """A group whose ``main`` maps exceptions to exit codes (also under CliRunner) and
     lists its commands in the order they were added."""
@@ -93,7 +104,7 @@ class _Group(click.Group):
         except (Exception, KeyboardInterrupt) as exc:
             if debug_env or getattr(state, "debug", False):
                 traceback.print_exc()
-            if not isinstance(exc, CommandFailed) or str(exc):
+            if (not isinstance(exc, CommandFailed) or str(exc)) and printing_rank(exc):
                 click.echo(f"hpgraph: error: {_message(exc)}", err=True)
             code = exit_code_for(exc)
         else:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from hpgraph._procfs import cgroup_headroom, kib_field
-from hpgraph.errors import InvalidArgumentError, InvalidGraphError
+from hpgraph.errors import InvalidArgumentError, InvalidGraphError, agreed
 
 __all__ = ["rank_budget", "whole_graph_fits", "parse_bytes"]
 
@@ -80,10 +80,12 @@ def whole_graph_fits(comm, MPI, n, stored, index_bytes, weighted, name) -> None:
     budgets = comm.allgather((budget, how))
     low = min(range(len(budgets)), key=lambda r: budgets[r][0])
     if need > budgets[low][0]:
-        raise InvalidGraphError(
-            f"{name}: the whole graph ({_size(need)}) does not fit on every rank: "
-            f"rank {low} can take about {_size(budgets[low][0])} "
-            f"({budgets[low][1]}); read it partitioned (each rank its own rows: "
-            "load_graph_mpi(..., partitioned=True), or a kernel that runs on parts), "
-            "or use fewer ranks per node"
+        raise agreed(
+            InvalidGraphError(
+                f"{name}: the whole graph ({_size(need)}) does not fit on every rank: "
+                f"rank {low} can take about {_size(budgets[low][0])} "
+                f"({budgets[low][1]}); read it partitioned (each rank its own rows: "
+                "load_graph_mpi(..., partitioned=True), or a kernel that runs on parts), "
+                "or use fewer ranks per node"
+            )
         )

@@ -43,7 +43,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hpgraph.errors import GraphFormatError
+from hpgraph.errors import GraphFormatError, agreed
 from hpgraph.graph.csr import Graph, index_dtype
 from hpgraph.graph.part import PartGraph
 from hpgraph.io import _tokenize
@@ -82,10 +82,11 @@ def _problem(exc: GraphFormatError):
 
 
 def _agree(comm, path, problem):
-    """Raise, on every rank, the first rank's problem (``(message, line)`` or None)."""
+    """Raise, on every rank, the first rank's problem (``(message, line)`` or None),
+    marked as the same on every rank (the CLI prints it once)."""
     for p in comm.allgather(problem):
         if p is not None:
-            raise GraphFormatError(p[0], path, p[1])
+            raise agreed(GraphFormatError(p[0], path, p[1]))
 
 
 def _everyone(comm, read, path, **kw):
