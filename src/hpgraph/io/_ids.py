@@ -35,9 +35,9 @@ def dense_ids(src, dst):
     """``(src, dst, ids, n)``: internal-id arrays (narrowest index dtype), the ``ids``
     for :class:`~hpgraph.graph.csr.Graph` and the vertex count. ``src``/``dst`` are arrow
     (chunked) arrays of one integer or one string type."""
-    if is_int_type(src.type):
-        return _dense_int(int64_ids(src), int64_ids(dst))
-    return _dense_str(src, dst)
+    from hpgraph.io.chunk_ids import chunk_ids  # built on this module's helpers
+
+    return chunk_ids([src], [dst], is_int_type(src.type))
 
 
 def int64_ids(col) -> np.ndarray:
@@ -47,58 +47,10 @@ def int64_ids(col) -> np.ndarray:
     return np.asarray(col.cast(pa.int64()).to_numpy(zero_copy_only=False), dtype=np.int64)
 
 
-def _dense_int(src: np.ndarray, dst: np.ndarray):
-    m = src.shape[0]
-    if m == 0:
-        return src.astype(np.int32), dst.astype(np.int32), None, 0
-    lo = int(min(src.min(), dst.min()))
-    hi = int(max(src.max(), dst.max()))
-    if fits_bitmap(hi - lo + 1, m):
-        present = np.zeros(hi - lo + 1, dtype=np.bool_)
-        present[src - lo] = True
-        present[dst - lo] = True
-        return ids_from_present(src, dst, lo, present)
-    ids, inverse = np.unique(np.concatenate([src, dst]), return_inverse=True)
-    n = ids.shape[0]
-    inverse = inverse.astype(index_dtype(n))
-    return inverse[:m], inverse[m:], ids.astype(np.int64), n
-
-
 def fits_bitmap(span: int, m: int) -> bool:
     """Whether integer ids spanning ``span`` values, for ``m`` edges, are renumbered with a
     presence bitmap over the span (else by sorting the distinct ids)."""
     return span <= 4 * m + 1024
-
-
-def ids_from_present(src, dst, lo: int, present):
-    """``(src, dst, ids, n)`` of int64 endpoints whose ids are ``lo + i`` for the
-    ``present[i]`` (a bool bitmap that holds every endpoint; others may share it)."""
-    span = present.shape[0]
-    if lo == 0 and present.all():
-        idt = index_dtype(span)
-        return src.astype(idt), dst.astype(idt), None, span
-    lut = np.cumsum(present, dtype=index_dtype(span))
-    lut -= 1
-    n = int(lut[-1]) + 1
-    ids = np.flatnonzero(present).astype(np.int64) + lo
-    return lut[src - lo], lut[dst - lo], ids, n
-
-
-def ids_from_sorted(src, dst, ids):
-    """``(src, dst, ids, n)`` of int64 endpoints numbered by their rank in ``ids``
-    (sorted, distinct, holding every endpoint)."""
-    n = ids.shape[0]
-    idt = index_dtype(n)
-    return (
-        np.searchsorted(ids, src).astype(idt),
-        np.searchsorted(ids, dst).astype(idt),
-        ids.astype(np.int64),
-        n,
-    )
-
-
-def _dense_str(src, dst):
-    return strings_from_sorted(src, dst, sorted_unique_strings([src, dst]))
 
 
 def sorted_unique_strings(columns):

@@ -18,7 +18,13 @@ from numba import njit
 
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.graph.csr import index_dtype
-from hpgraph.io._ids import fits_bitmap, int64_ids, sorted_unique_strings, strings_from_sorted
+from hpgraph.io._ids import (
+    _chunks,
+    fits_bitmap,
+    int64_ids,
+    sorted_unique_strings,
+    strings_from_sorted,
+)
 
 __all__ = ["Combine", "chunk_ids"]
 
@@ -93,7 +99,8 @@ def _strings(chunks):
     """One large_string array of per-chunk string columns (emptied)."""
     if not chunks:
         return pa.array([], pa.large_string())
-    out = pa.chunked_array([c.cast(pa.large_string()) for c in chunks]).combine_chunks()
+    parts = [p for c in chunks for p in _chunks(c.cast(pa.large_string()))]
+    out = pa.chunked_array(parts, type=pa.large_string()).combine_chunks()
     chunks.clear()
     return out
 
