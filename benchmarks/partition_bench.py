@@ -23,7 +23,12 @@ Run on a quiet machine:
     .venv/bin/python benchmarks/partition_bench.py --scale 21 --ranks 4 --budget 480
 
 The edge list is written once to ``--folder`` (default /tmp/hpgraph-ingest) as
-``kron<scale>u.el``.
+``kron<scale>u.el``; with ``--strings`` its ids are strings (``u`` and the integer, so
+every vertex is named through the string dictionary) and it is written as
+``kron<scale>e<edge factor>s.el``, the edges as generated (shuffled, duplicates kept):
+
+    .venv/bin/python benchmarks/partition_bench.py --strings --scale 18 --edge-factor 6 \
+        --ranks 1 2 4 --memory-only
 """
 
 from __future__ import annotations
@@ -84,14 +89,29 @@ if rank == 0:
 """
 
 
-def _write(path: Path, scale: int) -> None:
+def _write(path: Path, scale: int, edge_factor: int, strings: bool) -> None:
     from hpgraph.generators import kronecker
     from hpgraph.io import write_edgelist
 
     t0 = time.perf_counter()
-    write_edgelist(kronecker(scale, seed=0, directed=False), path)
+    if strings:
+        _write_strings(path, scale, edge_factor)
+    else:
+        write_edgelist(kronecker(scale, edge_factor, seed=0, directed=False), path)
     mib = path.stat().st_size / 2**20
     print(f"wrote {path} ({mib:,.0f} MiB) in {time.perf_counter() - t0:.1f} s", flush=True)
+
+
+def _write_strings(path: Path, scale: int, edge_factor: int) -> None:
+    """The Kronecker edges as generated, each id written as ``u<id>``."""
+    from hpgraph.generators.kronecker import kronecker_edges
+
+    src, dst, _ = kronecker_edges(scale, edge_factor, seed=0)
+    step = 1 << 20
+    with open(path, "w") as f:
+        for a in range(0, src.shape[0], step):
+            pairs = zip(src[a : a + step].tolist(), dst[a : a + step].tolist(), strict=True)
+            f.write("".join(f"u{x} u{y}\n" for x, y in pairs))
 
 
 _MEMCAP = Path(__file__).resolve().parent.parent / "scripts" / "memcap.sh"
@@ -146,6 +166,8 @@ def _budget(path, fixed, ranks, budget):
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--scale", type=int, default=21)
+    ap.add_argument("--edge-factor", type=int, default=16)
+    ap.add_argument("--strings", action="store_true", help="string ids (u<id>)")
     ap.add_argument("--ranks", type=int, nargs="+", default=[1, 2, 4])
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--folder", default="/tmp/hpgraph-ingest")
@@ -155,9 +177,14 @@ def main() -> None:
     args = ap.parse_args()
     folder = Path(args.folder)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"kron{args.scale}u.el"
+    if args.strings:
+        path = folder / f"kron{args.scale}e{args.edge_factor}s.el"
+    elif args.edge_factor != 16:
+        path = folder / f"kron{args.scale}e{args.edge_factor}u.el"
+    else:
+        path = folder / f"kron{args.scale}u.el"
     if not path.exists():
-        _write(path, args.scale)
+        _write(path, args.scale, args.edge_factor, args.strings)
     tiny = folder / "tiny.el"
     tiny.write_text("0 1\n1 2\n")
     fixed = 0.0 if args.times_only else max(_run(tiny, "parts", 1, 1)[1])
@@ -183,9 +210,10 @@ def main() -> None:
                 f"rank 0 graph {res['rank0_graph_bytes'] / 2**20:,.0f} MiB",
                 flush=True,
             )
-    one = rows[(1, "parts")][1] - fixed if rows else 1.0
-    print("\nper-rank peak above the fixed cost, as a fraction of one rank's:")
-    for (p, mode), (_, peak) in rows.items():
+    one = rows[(1, "parts")][1] - fixed if (1, "parts") in rows else None
+    if one is not None:
+        print("\nper-rank peak above the fixed cost, as a fraction of one rank's:")
+    for (p, mode), (_, peak) in rows.items() if one is not None else ():
         frac = (peak - fixed) / one
         print(f"  P={p} {mode:5s}: {frac:.3f}  (target for parts: <= {1.5 / p:.3f})")
 

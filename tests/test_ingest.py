@@ -52,8 +52,8 @@ def _files(folder):
     rng = np.random.default_rng(SEED)
     cases = []
 
-    def add(name, text, **kw):
-        (folder / name).write_text(text)
+    def add(name, text, encoding=None, **kw):
+        (folder / name).write_text(text, encoding=encoding)
         cases.append({"file": name, "kw": kw})
 
     m = 3000
@@ -77,6 +77,20 @@ def _files(folder):
     # integers in the first part of the file, strings only near its end: every rank
     # converts as strings (so "007" stays "007")
     add("mixed.el", "".join(f"{a:03d} {b}\n" for a, b in zip(s, d, strict=True)) + "x y\n")
+    # string ids (the distributed dictionary): ids that look like integers, unicode
+    # (code-point order, not UTF-16's: U+1D518 after U+FF5A), long and short names,
+    # names in every share, names in one share only, shares without names
+    looks_int = [f"{k:03d}" for k in range(40)] + [str(k) for k in range(40)] + ["-7", "+7"]
+    add("int_like.el", "".join(f"{looks_int[a % 82]} {looks_int[b % 82]}\n" for a, b in zip(
+        s, d, strict=True)) + "x 007\n")  # fmt: skip
+    words = ["a", "ä", "z", "é", "中", "中文", "🙂", "Ω", "ω", "a\u0301", "\U0001d518", "ｚ",
+             "L" * 300, "L" * 299 + "M", "ﬁ", "_", "~"]  # fmt: skip
+    uni = "".join(f"{words[a % 17]}{b % 3} {words[b % 17]}\n" for a, b in zip(s, d, strict=True))
+    add("unicode.el", uni, encoding="utf-8")
+    half = m // 2  # names of one share's range only, and a name on every line
+    add("skewed.el", "".join(f"{'a' if i < half else 'z'}{a} hub\n" for i, a in enumerate(s)))
+    add("few_names.el", "".join(f"s{i} t{i % 3}\n" for i in range(20)) + "# c\n" * 3000)
+    add("one_name.el", "x x\n")  # fewer names than ranks
     add("tiny.el", "1 2\n")  # shares without data lines
     add("empty.el", "# nothing\n\n", allow_empty=True)
     # errors: each rank must raise the one-process reader's message and line
@@ -99,6 +113,7 @@ def _files(folder):
     table("names.parquet", source=[f"u{a}" for a in s], target=pa.array(
         [f"v{b}" for b in d]).dictionary_encode())  # fmt: skip
     table("int_and_str.parquet", src=s, dst=[f"{b:04d}" for b in d])
+    table("unicode.parquet", src=[words[a % 17] for a in s], dst=[f"{b}" for b in d])
     nulls = pa.array([None if i == 2500 else int(a) for i, a in enumerate(s)])
     table("null_id.parquet", src=nulls, dst=d)  # error: row 2501, in the fourth group
     table("nan_weight.parquet", src=s, dst=d, weight=np.where(np.arange(m) == 1999, np.nan, w))

@@ -2,9 +2,11 @@
 every rank parses its share of each file (:func:`read_edgelist_mpi`, Parquet files by
 :func:`read_parquet_mpi`) and must get the
 graph the one-process reader gets, bit for bit, or the same one-line error on every rank
-(printed as ``ERROR <name>: <message>``). Every file is read twice: with the default
-chunk and shuffle round sizes, and with tiny ones (a share parsed in many chunks, edges
-shuffled in many rounds)."""
+(printed as ``ERROR <name>: <message>``), and partitioned (each rank its own rows:
+the one-process graph's rows and ids). Every file is read twice: with the default
+chunk, shuffle round and splitter sample sizes, and with tiny ones (a share parsed in
+many chunks, edges shuffled in many rounds, string ids cut into ranges of uneven
+sizes)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from mpi4py import MPI
 
 from hpgraph.errors import GraphFormatError
 from hpgraph.io import read_edgelist, read_parquet, scan
-from hpgraph.runtimes.mpi import assemble
+from hpgraph.runtimes.mpi import assemble, dictionary
 from hpgraph.runtimes.mpi.ingest import read_edgelist_mpi, read_parquet_mpi
 
 comm = MPI.COMM_WORLD
@@ -34,15 +36,33 @@ def same(a, b):
         assert a.weights is None and b.weights is None
     else:
         np.testing.assert_array_equal(a.weights, b.weights)
+    same_ids(a, b)
+
+
+def same_ids(a, b):
     if a.ids is None or b.ids is None:
         assert a.ids is None and b.ids is None
     else:
+        assert np.asarray(a.ids).dtype == np.asarray(b.ids).dtype
         assert np.asarray(a.ids).tolist() == np.asarray(b.ids).tolist()
 
 
-for tiny in (None, (997, 101)):
-    if tiny is not None:  # bytes a chunk, edges a round
-        scan.READ_CHUNK, assemble.SHUFFLE_ROUND = tiny
+def same_part(part, g):
+    """``part`` holds ``g``'s rows of its range, and ``g``'s ids."""
+    lo, hi = part.lo, part.hi
+    assert (part.n, part.directed, part.num_stored_edges) == (g.n, g.directed, g.num_stored_edges)
+    np.testing.assert_array_equal(part.own_indptr, g.indptr[lo : hi + 1])
+    a, b = int(g.indptr[lo]), int(g.indptr[hi])
+    np.testing.assert_array_equal(part.own_indices, g.indices[a:b])
+    assert (part.own_weights is None) == (g.weights is None)
+    if g.weights is not None:
+        np.testing.assert_array_equal(part.own_weights, g.weights[a:b])
+    same_ids(part, g)
+
+
+for tiny in (None, (997, 101, 1)):
+    if tiny is not None:  # bytes a chunk, edges a round, splitter samples per rank
+        scan.READ_CHUNK, assemble.SHUFFLE_ROUND, dictionary.SAMPLES = tiny
     for case in cases:
         path = folder / case["file"]
         kw = case.get("kw", {})
@@ -65,6 +85,8 @@ for tiny in (None, (997, 101)):
         else:
             assert not isinstance(got, Exception), (case, got)
             same(got, want)
+            read = read_parquet_mpi if parquet else read_edgelist_mpi
+            same_part(read(path, comm, partitioned=True, **kw), want)
 comm.Barrier()
 if comm.Get_rank() == 0:
     print(f"INGEST OK on {comm.Get_size()} ranks: {len(cases)} files", flush=True)

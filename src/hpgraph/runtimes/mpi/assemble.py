@@ -1,6 +1,7 @@
 """The graph that the ranks of a parallel read assemble from their shares' edges: the
-one-process readers' id numbering, computed together, and the CSR, each rank building the
-rows of its own range (see :mod:`hpgraph.runtimes.mpi.ingest`)."""
+one-process readers' id numbering, computed together (string ids through the
+distributed dictionary, :mod:`hpgraph.runtimes.mpi.dictionary`), and the CSR, each rank
+building the rows of its own range (see :mod:`hpgraph.runtimes.mpi.ingest`)."""
 
 from __future__ import annotations
 
@@ -11,15 +12,15 @@ from hpgraph.config import NUMBA_FLAGS
 from hpgraph.graph.build import sort_rows
 from hpgraph.graph.csr import index_dtype
 from hpgraph.graph.partition import range_cuts
-from hpgraph.io._ids import sorted_unique_strings
-from hpgraph.io.chunk_ids import Combine, chunk_ids
+from hpgraph.io.chunk_ids import Combine, chunk_ids, joined_strings
 from hpgraph.runtimes.mpi.buffers import RowTypes, allgatherv, alltoallv
+from hpgraph.runtimes.mpi.dictionary import string_ids
 
 __all__ = ["renumber", "build_rows"]
 
 
 class _Ranks(Combine):
-    """What the ranks of a parallel read combine to number their ids together."""
+    """What the ranks of a parallel read combine to number their integer ids together."""
 
     def __init__(self, comm, MPI):
         self.comm, self.MPI = comm, MPI
@@ -37,19 +38,22 @@ class _Ranks(Combine):
         self.comm.Allreduce(self.MPI.IN_PLACE, bitmap, op=self.MPI.MAX)
 
     def union(self, distinct):
-        every = self.comm.allgather(distinct)
-        if isinstance(distinct, np.ndarray):
-            return np.unique(np.concatenate(every))
-        return sorted_unique_strings(every)
+        return np.unique(np.concatenate(self.comm.allgather(distinct)))
 
 
 def renumber(comm, MPI, columns, ints):
     """(src, dst, ids, n): this rank's edges ``columns`` (``[src chunks, dst chunks]``,
     lists of arrow arrays or of integer numpy arrays, emptied: each chunk is freed once
-    converted) in the global numbering (the one-process reader's: ids sorted)."""
+    converted) in the global numbering (the one-process reader's: ids sorted). String
+    ids: ``ids`` is this rank's slice of the dictionary (an arrow array, its names in
+    number order), whose slices in rank order are every vertex's names
+    (:func:`~hpgraph.runtimes.mpi.dictionary.gather_names`)."""
     src, dst = columns
     columns.clear()
-    return chunk_ids(src, dst, ints, _Ranks(comm, MPI))
+    if ints:
+        return chunk_ids(src, dst, ints, _Ranks(comm, MPI))
+    src, dst = joined_strings(src), joined_strings(dst)
+    return string_ids(comm, MPI, src, dst)
 
 
 #: Edges a rank sends per round of the shuffle: bounds the send and receive buffers

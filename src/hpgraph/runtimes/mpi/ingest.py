@@ -14,8 +14,10 @@
    if every share's ids are integers (else every rank converts its ids as strings).
 3. **Ids.** The internal numbering is the one-process reader's (ids sorted): integer ids
    over a narrow span through a presence bitmap reduced with ``Allreduce(MAX)``, wider
-   ones and strings through the sorted union of every rank's distinct ids (an
-   ``allgather``; a rank holds the whole dictionary, as it holds the whole graph).
+   ones through the sorted union of every rank's distinct ids (an ``allgather``), and
+   strings through a dictionary spread over the ranks by a sample sort
+   (:mod:`hpgraph.runtimes.mpi.dictionary`): no rank holds every rank's strings; the
+   names of every vertex, which output needs, are gathered once the rows are built.
 4. **Rows.** The global row counts (an ``Allreduce`` of each rank's) give the CSR's
    ``indptr`` and the MPI runtime's partition of the rows (ranges balanced on vertices
    and edges); each edge goes to the owner of its row (and, undirected, reversed to the
@@ -28,11 +30,12 @@
 or the message and line), and every rank raises the first one in file order, so all
 ranks exit with the same one-line error and none waits for ever in a collective.
 
-Everything but the last gather is split between the ranks; each rank then holds the
-whole graph, unless it keeps only its own rows (``partitioned``). Besides the graph, a
-rank holds its share's ids (int32 where they fit) and weights, one chunk's text or one
-round's buffers, its own rows, and up to four arrays of n int64 while the rows are
-counted. A ``.gz`` file cannot be cut: every rank reads it whole, as before.
+Everything but the last gathers (rows, names) is split between the ranks; each rank
+then holds the whole graph, unless it keeps only its own rows (``partitioned``).
+Besides the graph, a rank holds its share's ids (int32 where they fit) and weights, one
+chunk's text or one round's buffers, its own rows, and up to four arrays of n int64
+while the rows are counted. A ``.gz`` file cannot be cut: every rank reads it whole, as
+before.
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ from hpgraph.io.shares import share_range
 from hpgraph.runtimes.mpi.assemble import build_rows, renumber
 from hpgraph.runtimes.mpi.budget import whole_graph_fits
 from hpgraph.runtimes.mpi.comm import load_mpi
+from hpgraph.runtimes.mpi.dictionary import gather_names
 from hpgraph.runtimes.mpi.parts import part_of_rows
 
 __all__ = ["read_edgelist_mpi", "read_parquet_mpi", "load_graph_mpi"]
@@ -116,7 +120,10 @@ def _whole(comm, partitioned, graph):
 
 def _rows_graph(comm, MPI, edges, n, directed, ids, name, partitioned):
     """The graph (or this rank's part) from every rank's renumbered edges ``[src, dst,
-    weights or None]`` (emptied: their memory is freed as soon as they are shuffled)."""
+    weights or None]`` (emptied: their memory is freed as soon as they are shuffled);
+    ``ids`` as :func:`~hpgraph.runtimes.mpi.assemble.renumber` gives them (string ids:
+    this rank's slice of the dictionary, whose names are gathered after the rows, so
+    they never add to the shuffle's peak)."""
     if not partitioned:
 
         def fits(stored, weighted):
@@ -124,9 +131,18 @@ def _rows_graph(comm, MPI, edges, n, directed, ids, name, partitioned):
             whole_graph_fits(comm, MPI, n, stored, size, weighted, name)
 
         indptr, indices, w = build_rows(comm, MPI, edges, n, directed, before_gather=fits)
+        ids = _names(comm, MPI, ids)
         return Graph(indptr, indices, w, directed=directed, ids=ids, name=name)
     cuts, indptr, indices, w = build_rows(comm, MPI, edges, n, directed, gather=False)
+    ids = _names(comm, MPI, ids)
     return part_of_rows(comm, n, cuts, indptr, indices, w, directed=directed, ids=ids, name=name)
+
+
+def _names(comm, MPI, ids):
+    """The ``ids`` of the graph: every vertex's name where ``ids`` is this rank's slice
+    of a string dictionary (every rank's output names vertices of any rank: a result's
+    ``parent`` or ``component`` column, rank 0's whole result), else ``ids``."""
+    return gather_names(comm, MPI, ids) if isinstance(ids, pa.Array) else ids
 
 
 def _diagnosed(buf, path, first_line, **kw):

@@ -1,0 +1,157 @@
+"""The string dictionary of a parallel read: the ranks' distinct string ids numbered
+together and spread over the ranks, not gathered whole on each (the Cray Graph Engine
+builds its dictionary in parallel the same way).
+
+A string's number is its rank in code-point order among every rank's strings, the
+one-process reader's (:func:`hpgraph.io._ids.sorted_unique_strings`), so the graph is
+the same bit for bit. It is found by a sample sort:
+
+1. **Splitters.** Each rank sorts its distinct strings and offers up to
+   :data:`SAMPLES` x P of them, evenly spaced; the ranks gather the samples (an
+   ``allgather`` of a few strings) and cut them into P ranges: rank r *owns* the
+   strings from splitter r - 1 up to splitter r.
+2. **To the owners.** A rank's strings in one owner's range are a run of its sorted
+   distinct strings; each run goes to its owner (an ``Alltoallv`` of their lengths and
+   one of their bytes).
+3. **Numbering.** Each owner merges what it got into its sorted distinct strings, its
+   *slice* of the dictionary; an ``Exscan`` of the slices' sizes gives its first number.
+4. **Answers.** Each owner sends every rank the numbers of the strings it got from it,
+   in the order it got them (an ``Alltoallv`` back): the strings sent were the
+   requests, so every rank learns the numbers of its own distinct strings, in their
+   sorted order, and numbers its endpoints by looking them up.
+
+Bytes per rank (a string of L bytes takes 8 + L in arrow): its distinct strings, what
+it receives (the strings of its range from every rank that has them: about the
+dictionary's size when every rank sees every string, n (8 + L) / P per copy), its
+slice, and 8 B per distinct string for the numbers. Gathering instead (every rank's
+distinct strings on every rank) received up to P copies of the dictionary, pickled and
+unpickled. :func:`gather_names` then gives every vertex's name (as the one-process
+reader's object array) where output needs it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hpgraph.graph.csr import index_dtype
+from hpgraph.io._ids import sorted_unique_strings
+from hpgraph.runtimes.mpi.buffers import RowTypes, allgatherv, alltoallv
+
+__all__ = ["SAMPLES", "string_ids", "gather_names"]
+
+#: Samples a rank offers per rank for the splitters (more: ranges closer in size).
+SAMPLES = 16
+
+
+def string_ids(comm, MPI, src, dst):
+    """``(src, dst, slice, n)``: this rank's endpoints ``src`` and ``dst`` (arrow
+    large_string arrays) numbered in the whole dictionary (the narrowest index type),
+    this rank's slice of the dictionary (sorted distinct strings, arrow large_string;
+    the slices in rank order are the whole dictionary) and the dictionary's size.
+    Collective."""
+    size = comm.Get_size()
+    local = sorted_unique_strings([src, dst]) if len(src) else _empty()
+    cuts = _cuts(local, _splitters(comm, local, size))
+    offsets, data = _arrow_buffers(local)
+    strings = np.diff(cuts)
+    got_strings = np.empty_like(strings)
+    comm.Alltoall(strings, got_strings)
+    types = RowTypes(MPI)
+    try:
+        lengths = alltoallv(comm, types, [np.diff(offsets)], strings)[0][0]
+        nbytes = offsets[cuts[1:]] - offsets[cuts[:-1]]
+        body = alltoallv(comm, types, [data[offsets[0] : offsets[-1]]], nbytes)[0][0]
+        got = _from_buffers(lengths, body)
+        del lengths, body
+        mine = sorted_unique_strings([got]) if len(got) else _empty()
+        first = comm.exscan(len(mine)) or 0  # None on rank 0
+        n = comm.allreduce(len(mine))
+        answers = _positions(got, mine, np.int64) + first
+        del got
+        numbers = alltoallv(comm, types, [answers], got_strings)[0][0]
+    finally:
+        types.free()
+    del answers
+    idt = index_dtype(n)
+    numbers = numbers.astype(idt)
+    s = numbers[_positions(src, local, np.int32)] if len(src) else np.empty(0, idt)
+    d = numbers[_positions(dst, local, np.int32)] if len(dst) else np.empty(0, idt)
+    return s, d, mine, n
+
+
+def gather_names(comm, MPI, mine) -> np.ndarray:
+    """Every vertex's name in number order (an object array, as the one-process reader
+    gives ``ids``): every rank's slice ``mine`` gathered (``Allgatherv``). Collective."""
+    offsets, data = _arrow_buffers(mine)
+    counts = np.array(comm.allgather((len(mine), int(offsets[-1] - offsets[0]))), np.int64)
+    types = RowTypes(MPI)
+    try:
+        lengths = allgatherv(comm, types, [np.diff(offsets)], counts[:, 0].copy())[0]
+        body = allgatherv(comm, types, [data[offsets[0] : offsets[-1]]], counts[:, 1].copy())[0]
+    finally:
+        types.free()
+    names = _from_buffers(lengths, body)
+    return np.asarray(names.to_numpy(zero_copy_only=False), dtype=object)
+
+
+def _empty():
+    return pa.array([], pa.large_string())
+
+
+def _splitters(comm, local, size) -> list[str]:
+    """The P - 1 strings that cut the dictionary into the ranks' ranges, from every
+    rank's evenly spaced samples of its sorted distinct strings ``local``."""
+    picks = min(len(local), SAMPLES * size)
+    at = np.arange(picks, dtype=np.int64) * len(local) // max(picks, 1)
+    mine = local.take(pa.array(at)).to_pylist()
+    every = sorted(s for part in comm.allgather(mine) for s in part)  # code-point order
+    if not every:
+        return []
+    return [every[r * len(every) // size] for r in range(1, size)]
+
+
+def _cuts(local, splitters) -> np.ndarray:
+    """Where each rank's range starts in the sorted strings ``local`` (and their end):
+    rank r gets ``local[cuts[r]:cuts[r + 1]]``, the strings below splitter r and not
+    below splitter r - 1."""
+    cuts = np.zeros(len(splitters) + 2, dtype=np.int64)
+    for r, key in enumerate(splitters):
+        lo, hi = int(cuts[r]), len(local)  # the splitters ascend
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if local[mid].as_py() < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        cuts[r + 1] = lo
+    cuts[-1] = len(local)
+    return cuts
+
+
+def _arrow_buffers(strings):
+    """(offsets (int64, one more than strings), bytes (uint8)) of a large_string
+    array, no copy."""
+    _, off, body = strings.buffers()
+    offsets = np.frombuffer(off, np.int64, len(strings) + 1, strings.offset * 8)
+    data = np.frombuffer(body, np.uint8) if body is not None else np.empty(0, np.uint8)
+    return offsets, data
+
+
+def _from_buffers(lengths, body):
+    """A large_string array of strings of ``lengths`` bytes laid end to end in
+    ``body``."""
+    offsets = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return pa.LargeStringArray.from_buffers(
+        lengths.shape[0], pa.py_buffer(offsets), pa.py_buffer(body)
+    )
+
+
+def _positions(strings, sorted_distinct, dtype) -> np.ndarray:
+    """Each string's position in ``sorted_distinct`` (which holds them all)."""
+    idx = pc.index_in(strings, value_set=sorted_distinct)
+    if isinstance(idx, pa.ChunkedArray):
+        idx = idx.combine_chunks()
+    return idx.to_numpy(zero_copy_only=False).astype(dtype, copy=False)
