@@ -47,7 +47,7 @@ def eval_node(ctx, node) -> Table:
         return filter_rows(ctx, node.expr, eval_node(ctx, node.p))
     if name == "Project":
         t = eval_node(ctx, node.p)
-        cols = {str(v): t.cols.get(str(v), np.full(t.n, -1, np.int64)) for v in node.PV}
+        cols = {str(v): t.column(str(v)) for v in node.PV}
         return Table(cols, t.n, {v for v in cols if v in t.maybe or v not in t.cols})
     if name == "Distinct" or name == "Reduced":
         return distinct(eval_node(ctx, node.p))
@@ -74,7 +74,7 @@ def eval_node(ctx, node) -> Table:
             raise InvalidArgumentError(f"SPARQL error: ?{node.var} is bound already (BIND / AS)")
         cols = dict(t.cols)
         if isinstance(node.expr, Variable):
-            cols[str(node.var)] = t.cols.get(str(node.expr), np.full(t.n, -1, np.int64))
+            cols[str(node.var)] = t.column(str(node.expr))
         else:
             cols[str(node.var)] = expr_column(ctx, node.expr, t)
         return Table(cols, t.n, t.maybe | {str(node.var)})
@@ -138,6 +138,7 @@ def translate(text: str):
         query = translateQuery(parsed)
         if _empty_template(parsed[1]):  # rdflib gives None, as for CONSTRUCT WHERE
             query.algebra["template"] = []
+        _attributes(query.algebra, set())
         return query.algebra, query.prologue.base or None
     except InvalidArgumentError:
         raise
@@ -150,6 +151,34 @@ def translate(text: str):
             ) from None
         msg = " ".join(str(exc).split()) or type(exc).__name__
         raise InvalidArgumentError(f"SPARQL syntax error: {msg[:200]}") from None
+
+
+def _attributes(node, seen) -> None:
+    """Give every node of a translated algebra its entries as plain attributes, as
+    rdflib's ``CompValue.__getattr__`` returns them when no evaluation context is set
+    (``ctx`` None, which is also set here, as rdflib's ``Expr.eval`` leaves it): that
+    lookup costs 2-6 us (a ``KeyError`` raised and caught inside), and a selective query
+    reads a few dozen attributes. An entry whose name the class or the node already has
+    as an attribute (``name``, dict methods) is left alone, as rdflib's lookup finds
+    those first too. The algebra is never changed afterwards (see :func:`translate`)."""
+    from rdflib.plugins.sparql.parserutils import CompValue
+
+    if id(node) in seen:
+        return
+    seen.add(id(node))
+    if isinstance(node, CompValue):
+        attrs = vars(node)
+        for key, value in dict.items(node):
+            if isinstance(key, str) and key not in attrs and not hasattr(type(node), key):
+                attrs[key] = value
+        attrs.setdefault("ctx", None)
+        children = dict.values(node)
+    elif isinstance(node, (list, tuple)):
+        children = node
+    else:
+        return
+    for child in children:
+        _attributes(child, seen)
 
 
 #: a SPARQL Update request: its first operation's keyword, after any prologue
@@ -187,5 +216,5 @@ def run_query(store, text: str, *, union: bool = False) -> Result:
     if kind == "ConstructQuery":
         return construct(ctx, algebra.template, algebra.p, table)
     variables = [str(v) for v in algebra.PV]
-    cols = [table.cols.get(v, np.full(table.n, -1, np.int64)) for v in variables]
+    cols = [table.column(v) for v in variables]
     return Result("select", variables, (cols, table.n, ctx))

@@ -74,7 +74,7 @@ def construct(ctx, template, where, table: Table) -> Result:
         cols = []
         for t in triple:
             if isinstance(t, Variable):
-                cols.append(table.cols.get(str(t), np.full(table.n, -1, np.int64)))
+                cols.append(table.column(str(t)))
             elif isinstance(t, BNode):
                 j = labels.setdefault(str(t), len(labels))
                 keys = [f"_:c{token}n{j}r{r}" for r in range(table.n)]

@@ -59,7 +59,7 @@ def order_by(ctx, conditions, t: Table) -> Table:
         if getattr(c, "name", None) == "OrderCondition":
             expr, desc = c.expr, c.order == "DESC"
         if isinstance(expr, Variable):
-            col = t.cols.get(str(expr), np.full(t.n, -1, np.int64))
+            col = t.column(str(expr))
         else:
             col = expr_column(ctx, expr, t)
         keys.append(_rank(ctx, col, desc))
@@ -101,7 +101,7 @@ def aggregate(ctx, node, t: Table) -> Table:
     keys = []
     for g in group.expr or []:
         if isinstance(g, Variable):
-            keys.append(t.cols.get(str(g), np.full(t.n, -1, np.int64)))
+            keys.append(t.column(str(g)))
         else:  # GROUP BY (expr) (rdflib: None, its Extend below) or GROUP BY f(...)
             if g is None and not unnamed:
                 raise Unsupported("GROUP BY (expr) in this form")
@@ -127,7 +127,7 @@ def aggregate(ctx, node, t: Table) -> Table:
         if kind not in ("COUNT", "SUM", "AVG", "MIN", "MAX", "SAMPLE", "GROUPCONCAT"):
             raise Unsupported(kind)
         if isinstance(agg.vars, Variable):
-            col = t.cols.get(str(agg.vars), np.full(t.n, -1, np.int64))
+            col = t.column(str(agg.vars))
         else:  # an error in the expression leaves the value unbound
             col = expr_column(ctx, agg.vars, t)
         rows = inv

@@ -22,6 +22,9 @@ __all__ = [
     "union_all",
 ]
 
+#: Joins whose two key arrays hold at most this many rows together match keys in Python.
+SMALL_JOIN = 128
+
 
 class Table:
     """Columns var -> int64 ids; ``maybe`` are variables that may be unbound (-1)."""
@@ -30,6 +33,11 @@ class Table:
         self.cols = cols
         self.n = n
         self.maybe = set(maybe)
+
+    def column(self, v):
+        """The ids of variable ``v``, all unbound (-1) where the table lacks it."""
+        col = self.cols.get(v)
+        return np.full(self.n, -1, np.int64) if col is None else col
 
     def take(self, idx):
         return Table({k: v[idx] for k, v in self.cols.items()}, len(idx), self.maybe)
@@ -64,16 +72,33 @@ def _keys(a: Table, b: Table, shared, ia=None, ib=None):
 
 
 def _probe(build, probe):
-    """Index pairs (i in probe, j in build) with equal keys, grouped by i."""
-    order = np.argsort(build, kind="stable")
+    """Index pairs (i in probe, j in build) with equal keys, grouped by i (j ascending
+    within a group)."""
+    if len(build) + len(probe) <= SMALL_JOIN:
+        return _probe_small(build, probe)
+    order = build.argsort(kind="stable")
     sk = build[order]
-    lo = np.searchsorted(sk, probe, "left")
-    hi = np.searchsorted(sk, probe, "right")
+    lo = sk.searchsorted(probe, "left")
+    hi = sk.searchsorted(probe, "right")
     cnt = hi - lo
-    ip = np.repeat(np.arange(len(probe), dtype=np.int64), cnt)
-    start = np.repeat(lo - np.concatenate([[0], np.cumsum(cnt)[:-1]]), cnt)
+    ip = np.arange(len(probe), dtype=np.int64).repeat(cnt)
+    start = (lo - np.concatenate([[0], cnt.cumsum()[:-1]])).repeat(cnt)
     ib = order[start + np.arange(len(ip))] if len(ip) else np.empty(0, np.int64)
     return ip, ib
+
+
+def _probe_small(build, probe):
+    """:func:`_probe` by a Python dict, the same pairs in the same order: for a few rows
+    a dozen numpy calls cost more than the loop."""
+    rows: dict[int, list[int]] = {}
+    for j, k in enumerate(build.tolist()):
+        rows.setdefault(k, []).append(j)
+    ip, ib = [], []
+    for i, k in enumerate(probe.tolist()):
+        for j in rows.get(k, ()):
+            ip.append(i)
+            ib.append(j)
+    return np.array(ip, np.int64), np.array(ib, np.int64)
 
 
 def match_keys(ka, kb):
@@ -121,12 +146,18 @@ def _pairs(a: Table, b: Table):
     return np.concatenate(out_a), np.concatenate(out_b)
 
 
-def _combine(a, b, ia, ib, maybe):
-    """Rows ``ia`` of a merged with rows ``ib`` of b (-1: no row of b); a shared variable
-    takes b's value where a leaves it unbound."""
+def _combine(a, b, ia, ib, maybe, inner=False):
+    """Rows ``ia`` of a merged with rows ``ib`` of b (-1: no row of b; ``inner``: none
+    is); a shared variable takes b's value where a leaves it unbound (a variable bound on
+    both sides of an inner join is equal on both)."""
     cols = {k: v[ia] for k, v in a.cols.items()}
     for k, v in b.cols.items():
-        vb = np.where(ib >= 0, v[np.maximum(ib, 0)] if len(v) else -1, -1)
+        if inner:
+            if k in cols and k not in a.maybe and k not in b.maybe:
+                continue
+            vb = v[ib]
+        else:
+            vb = np.where(ib >= 0, v[np.maximum(ib, 0)] if len(v) else -1, -1)
         cols[k] = np.where(cols[k] >= 0, cols[k], vb) if k in cols else vb
     return Table(cols, len(ia), maybe)
 
@@ -144,7 +175,7 @@ def _maybe(a: Table, b: Table):
 
 def join(a: Table, b: Table) -> Table:
     ia, ib = _pairs(a, b)
-    return _combine(a, b, ia, ib, _maybe(a, b))
+    return _combine(a, b, ia, ib, _maybe(a, b), inner=True)
 
 
 def left_join(a: Table, b: Table, keep=None) -> Table:
@@ -186,9 +217,6 @@ def union(a: Table, b: Table) -> Table:
 def union_all(tables) -> Table:
     """The rows of every table, one after another (a variable a table lacks is unbound)."""
     names = list(dict.fromkeys(v for t in tables for v in t.cols))
-    cols = {
-        v: np.concatenate([t.cols.get(v, np.full(t.n, -1, np.int64)) for t in tables])
-        for v in names
-    }
+    cols = {v: np.concatenate([t.column(v) for t in tables]) for v in names}
     maybe = set().union(*(t.maybe | (set(names) - set(t.cols)) for t in tables))
     return Table(cols, sum(t.n for t in tables), maybe)
