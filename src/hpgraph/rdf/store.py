@@ -52,6 +52,7 @@ class Store:
         self._union = None
         self._quads = None
         self._merges: dict[tuple, Triples] = {}
+        self.plans: dict = {}  # the query executor's prepared BGPs (sparql.bgp)
 
     # ------------------------------------------------------------------ building
     @classmethod

@@ -32,6 +32,7 @@ class Triples:
         self.pos = pos
         self._pred_range = None
         self._nodes = None
+        self.memo: dict = {}  # the query executor's patterns over this graph (sparql.bgp)
 
     def __len__(self) -> int:
         return int(len(self.pso))

@@ -23,12 +23,15 @@ __all__ = ["bgp"]
 #: A pattern is looked up rather than scanned when it has this many times more rows than
 #: the joined part.
 LOOKUP_RATIO = 8
+#: How many BGP plans a store, and how many patterns a graph, keeps (then all are dropped).
+PLANS_KEPT = 4096
 
 
 class _Pattern:
     """One triple pattern over a graph (:class:`~hpgraph.rdf.triples.Triples`): terms are
     ints (ids) or str (variable names); ``g``: the variable naming the graph of each row,
-    over the quads of several graphs (``GRAPH ?g { ... }``)."""
+    over the quads of several graphs (``GRAPH ?g { ... }``). Built once per graph and
+    terms (:func:`_pattern`): it only reads the graph's arrays."""
 
     def __init__(self, graph, s, p, o, g=None):
         self.graph = graph
@@ -36,44 +39,53 @@ class _Pattern:
         self.columns = [*enumerate(self.terms), *([(3, g)] if g is not None else [])]
         self.vars = {t for _, t in self.columns if isinstance(t, str)}
         self.rows = graph.pso[:0]
+        sure = set()  # columns whose constant every row of the range has
         if any(isinstance(t, int) and t < 0 for t in self.terms):
-            return
-        if isinstance(p, int):
-            if p not in graph.pred_range:
-                return
-            a, b = graph.pred_range[p]
-            if isinstance(s, int):
-                rows = graph.pso[a:b]
-                lo, hi = np.searchsorted(rows[:, 0], [s, s + 1])
-                rows = rows[lo:hi]
-            else:
-                rows = graph.pos[a:b]
-                if isinstance(o, int):
-                    lo, hi = np.searchsorted(rows[:, 2], [o, o + 1])
-                    rows = rows[lo:hi]
+            pass
+        elif isinstance(p, int):
+            if p in graph.pred_range:
+                a, b = graph.pred_range[p]
+                sure.add(1)
+                if isinstance(s, int):
+                    rows = graph.pso[a:b]
+                    lo, hi = np.searchsorted(rows[:, 0], [s, s + 1])
+                    self.rows = rows[lo:hi]
+                    sure.add(0)
+                else:
+                    rows = graph.pos[a:b]
+                    if isinstance(o, int):
+                        lo, hi = np.searchsorted(rows[:, 2], [o, o + 1])
+                        rows = rows[lo:hi]
+                        sure.add(2)
+                    self.rows = rows
         else:
-            rows = graph.pso
-        self.rows = rows
+            self.rows = graph.pso
+        self.seen = {}  # variable -> its first column
+        self.checks = []  # (column, constant id or other column) a row must match
+        for col, t in self.columns:
+            if isinstance(t, int):
+                if col not in sure:
+                    self.checks.append((col, t, False))
+            elif t in self.seen:
+                self.checks.append((col, self.seen[t], True))
+            else:
+                self.seen[t] = col
 
     @property
     def n(self) -> int:
         return len(self.rows)
 
     def table(self, rows=None) -> Table:
-        """The solutions of the pattern among ``rows`` (default: its whole range)."""
+        """The solutions of the pattern among ``rows`` (default: its whole range; the
+        rows :meth:`lookup` picks from have the range's constants too)."""
         rows = self.rows if rows is None else rows
-        mask = np.ones(len(rows), bool)
-        seen = {}
-        for col, t in self.columns:
-            if isinstance(t, int):
-                mask &= rows[:, col] == t
-            elif t in seen:
-                mask &= rows[:, col] == rows[:, seen[t]]
-            else:
-                seen[t] = col
-        if not mask.all():
-            rows = rows[mask]
-        return Table({v: np.ascontiguousarray(rows[:, c]) for v, c in seen.items()}, len(rows))
+        if self.checks:
+            mask = np.ones(len(rows), bool)
+            for col, other, is_col in self.checks:
+                mask &= rows[:, col] == (rows[:, other] if is_col else other)
+            if not mask.all():
+                rows = rows[mask]
+        return Table({v: np.ascontiguousarray(rows[:, c]) for v, c in self.seen.items()}, len(rows))
 
     def lookup(self, var, values):
         """The solutions whose ``var`` is one of the sorted ``values``, found by binary
@@ -88,9 +100,11 @@ class _Pattern:
             rows, col = (self.rows if isinstance(s, int) else self.graph.pos[a:b]), 2
         else:
             return None
-        lo = np.searchsorted(rows[:, col], values, "left")
-        cnt = np.searchsorted(rows[:, col], values, "right") - lo
-        idx = np.repeat(lo - np.cumsum(cnt) + cnt, cnt) + np.arange(int(cnt.sum()))
+        keys = rows[:, col]  # array methods: numpy's function forms cost 1-3 us more each
+        lo = keys.searchsorted(values, "left")
+        cnt = keys.searchsorted(values, "right") - lo
+        ends = cnt.cumsum()
+        idx = (lo - ends + cnt).repeat(cnt) + np.arange(ends[-1] if len(ends) else 0)
         return self.table(rows[idx])
 
 
@@ -130,17 +144,47 @@ class _Seed:
 def bgp(ctx, triples, seed: Table | None = None) -> Table:
     """The solutions of a BGP (joined with ``seed`` if given): its triple patterns joined,
     then its property-path patterns (each walked from what the patterns before it bound)."""
-    paths = [t for t in triples if is_path(t[1])]
-    triples = [t for t in triples if not is_path(t[1])]
-    result = _patterns(ctx, triples, seed)
+    paths, terms = _plan(ctx, triples)
+    result = _patterns(ctx, terms, seed)
     for s, path, o in paths:
         s, o = _terms(ctx, (s, o), intern=True)
         result = join(result, path_table(ctx, s, path, o, result))
     return result
 
 
-def _patterns(ctx, triples, seed) -> Table:
-    patterns = [_Pattern(ctx.graph, *_terms(ctx, t), ctx.graph_var) for t in triples]
+def _plan(ctx, triples):
+    """The BGP ``triples`` split into its property-path patterns and the term ids of its
+    other patterns, kept per store for the translated query (as a prepared statement
+    keeps its plan): the ids of the constants are looked up once, not per run. Keyed by
+    the algebra's list of triples, held by the entry so that its id is not reused."""
+    plans = ctx.store.plans
+    entry = plans.get(id(triples))
+    if entry is not None and entry[0] is triples:
+        return entry[1]
+    plan = (
+        [t for t in triples if is_path(t[1])],
+        [tuple(_terms(ctx, t)) for t in triples if not is_path(t[1])],
+    )
+    if len(plans) >= PLANS_KEPT:
+        plans.clear()
+    plans[id(triples)] = (triples, plan)
+    return plan
+
+
+def _pattern(graph, terms, graph_var) -> _Pattern:
+    """The pattern of ``terms`` over ``graph``, kept in the graph's memo: its row range
+    is binary-searched once per graph, not per query."""
+    key = (*terms, graph_var)
+    pattern = graph.memo.get(key)
+    if pattern is None:
+        if len(graph.memo) >= PLANS_KEPT:
+            graph.memo.clear()
+        pattern = graph.memo[key] = _Pattern(graph, *terms, graph_var)
+    return pattern
+
+
+def _patterns(ctx, terms, seed) -> Table:
+    patterns = [_pattern(ctx.graph, t, ctx.graph_var) for t in terms]
     if seed is not None:
         patterns.append(_Seed(seed))
     if not patterns:
@@ -154,8 +198,16 @@ def _patterns(ctx, triples, seed) -> Table:
         part = None
         if connected and result.n * LOOKUP_RATIO < pattern.n and isinstance(pattern, _Pattern):
             for var in sorted((pattern.vars & bound) - result.maybe):
-                part = pattern.lookup(var, np.unique(result.cols[var]))
+                part = pattern.lookup(var, _distinct(result.cols[var]))
                 if part is not None:
                     break
         result = join(result, pattern.table() if part is None else part)
     return result
+
+
+def _distinct(col):
+    """The sorted distinct values of an id column (a Python set below 64 values, where
+    ``np.unique``'s fixed cost is most of the work)."""
+    if len(col) <= 64:
+        return np.array(sorted(set(col.tolist())), np.int64)
+    return np.unique(col)
