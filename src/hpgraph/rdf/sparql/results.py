@@ -10,6 +10,11 @@ from hpgraph.rdf.sparql.terms import split_literal, term_value
 
 __all__ = ["to_table", "format_results", "format_boolean", "format_triples"]
 
+#: Up to this many rows a result column's terms are looked up id by id; above, once per
+#: distinct id, in id order (sorting costs more than it saves below: 0.13 against 0.57 ms
+#: for 646 rows, 0.8 against 1.4 ms for 5,000 distinct ids; faster from ~40,000 rows).
+SMALL_RESULT = 8192
+
 
 def to_table(store, variables, result):
     """The result as a pyarrow Table of N-Triples term strings (null when unbound)."""
@@ -20,10 +25,17 @@ def to_table(store, variables, result):
         return pa.table({"_": pa.nulls(n)}).drop_columns(["_"])
     arrays = []
     for col in cols:
+        if n <= SMALL_RESULT:  # each id looked up: cheaper than np.unique below this
+            terms, extra, m = ctx.store.terms, ctx.extra, len(ctx.store.terms)
+            strs = [
+                terms[i] if 0 <= i < m else None if i < 0 else extra[i - m] for i in col.tolist()
+            ]
+            arrays.append(pa.array(strs, type=pa.string()))
+            continue
         uniq, inv = np.unique(col, return_inverse=True)
         strs = np.array([None if i < 0 else ctx.term(int(i)) for i in uniq], dtype=object)
-        arrays.append(pa.array(strs[inv.reshape(-1)] if len(col) else [], type=pa.string()))
-    return pa.table(dict(zip(variables, arrays, strict=True)))
+        arrays.append(pa.array(strs[inv.reshape(-1)], type=pa.string()))
+    return pa.Table.from_arrays(arrays, names=list(variables))
 
 
 def _json_term(key):
