@@ -138,10 +138,16 @@ def _write_npy(path: Path, arr: np.ndarray) -> dict:
     return {"bytes": size, "sha256": h.hexdigest()}
 
 
-def _write_arrays(folder: Path, arrays: dict, threads: int = 1) -> dict:
+def hash_bytes(data: bytes) -> str:
+    """The SHA-256 of ``data`` as a checkpoint's file lists record it."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def _write_arrays(folder: Path, arrays: dict, threads: int = 1, blobs=None) -> dict:
     """Each array to ``folder/<name>.npy``, on ``threads`` threads (hashing and copying
-    release the GIL; the job's own threads are idle between supersteps); ``{file:
-    {"bytes", "sha256"}}``, also written to ``folder/files.json``."""
+    release the GIL; the job's own threads are idle between supersteps), and each of
+    ``blobs`` (``{file: bytes}``) as it is; ``{file: {"bytes", "sha256"}}``, also
+    written to ``folder/files.json``."""
     folder.mkdir(parents=True, exist_ok=True)
     if threads <= 1:
         files = {f"{n}.npy": _write_npy(folder / f"{n}.npy", a) for n, a in arrays.items()}
@@ -149,6 +155,9 @@ def _write_arrays(folder: Path, arrays: dict, threads: int = 1) -> dict:
         with ThreadPoolExecutor(threads) as pool:
             done = {n: pool.submit(_write_npy, folder / f"{n}.npy", a) for n, a in arrays.items()}
             files = {f"{n}.npy": f.result() for n, f in done.items()}
+    for name, data in (blobs or {}).items():
+        _write_atomic(folder / name, data)
+        files[name] = {"bytes": len(data), "sha256": hash_bytes(data)}
     _write_atomic(folder / "files.json", json.dumps(files).encode())
     return files
 
@@ -188,9 +197,15 @@ def list_checkpoints(root) -> list[str]:
     for ss, folder, m in complete_checkpoints(root):
         size = sum(f["bytes"] for f in m["files"].values())
         fp = m["fingerprint"]
+        if "parts" in fp:  # a vertex job
+            who = (
+                f"n={fp['n']:,}  {fp['processes']} process(es) x "
+                f"{fp['parts'] // fp['processes']} part(s)"
+            )
+        else:  # a peer-level program
+            who = f"{fp['peers']} peer(s) in {fp['processes']} process(es)"
         lines.append(
-            f"superstep {ss}  {folder.name}  {fp['program']}  n={fp['n']:,}  "
-            f"{fp['processes']} process(es) x {fp['parts'] // fp['processes']} part(s)  "
+            f"superstep {ss}  {folder.name}  {fp['program']}  {who}  "
             f"{len(m['files'])} files  {size / 2**20:.1f} MiB"
         )
     return lines
@@ -205,7 +220,7 @@ def _verify(folder: Path, files: dict, prefix: str) -> str | None:
             data = (folder / rel).read_bytes()
         except OSError:
             return f"{rel} missing"
-        if len(data) != meta["bytes"] or hashlib.sha256(data).hexdigest() != meta["sha256"]:
+        if len(data) != meta["bytes"] or hash_bytes(data) != meta["sha256"]:
             return f"{rel} does not match its checksum"
     return None
 
@@ -277,11 +292,12 @@ def save_job(job, ss: int, folder: Path, dense: bool) -> dict:
     return {f"rank-{rank}/{k}": v for k, v in files.items()}
 
 
-def _load(folder: Path, rel: str, meta: dict) -> np.ndarray:
+def _load(folder: Path, rel: str, meta: dict, raw: bool = False):
+    """The array in ``folder/rel`` (its bytes with ``raw``), checked against ``meta``."""
     data = (folder / rel).read_bytes()
-    if len(data) != meta["bytes"] or hashlib.sha256(data).hexdigest() != meta["sha256"]:
+    if len(data) != meta["bytes"] or hash_bytes(data) != meta["sha256"]:
         raise HPGraphError(f"{folder / rel}: does not match its checksum")
-    return np.load(io.BytesIO(data), allow_pickle=False)
+    return data if raw else np.load(io.BytesIO(data), allow_pickle=False)
 
 
 def restore_job(job, folder: Path, manifest: dict) -> tuple[int, bool]:
@@ -315,21 +331,20 @@ def restore_job(job, folder: Path, manifest: dict) -> tuple[int, bool]:
     return int(manifest["superstep"]), dense
 
 
-# ---------------------------------------------------------------- the loop's hook
-class _Session:
-    """One job's checkpoints: restore before the loop, save at the end of a superstep,
-    drain in the background, prune to ``keep``."""
+# ---------------------------------------------------------------- the folders
+class _Folders:
+    """The checkpoint folders of one job, for any kind of job: the fingerprint check, the
+    choice of the newest usable checkpoint, the manifest, pruning to ``keep`` and the
+    drain. ``lead`` (process 0) makes the folders, writes manifests, prunes and drains;
+    ``agree(flag)`` is the largest ``flag`` over every writer (collective); ``units``:
+    the subfolders one checkpoint has (one per writer), listed in its manifest."""
 
-    def __init__(self, opts: Checkpoints, job):
-        self.opts, self.job, self.rt = opts, job, job.rt
-        self.rank = _rank(job)
-        self.root = Path(opts.dir) if opts.dir is not None else None
+    def __init__(self, opts: Checkpoints, fingerprint: dict, lead: bool, agree, units):
+        self.opts, self.fingerprint, self.lead, self.agree = opts, fingerprint, lead, agree
+        self.units = list(units)
+        self.root = Path(opts.dir)
         self.drain_root = Path(opts.drain) if opts.drain is not None else None
-        self.faults = opts.faults or Faults()
         self.drainer = None
-        if self.root is None:
-            return
-        self.fingerprint = _fingerprint(job)
         if (
             opts.resume
             and not self.root.is_dir()
@@ -341,19 +356,16 @@ class _Session:
                 continue
             found = complete_checkpoints(root)
             if found:  # never overwrite another job's checkpoints
-                self._check_ours(found[-1][1], found[-1][2])
-        if self.rank == 0:
+                self.check_ours(found[-1][1], found[-1][2])
+        if lead:
             for root in (self.root, self.drain_root):
                 if root is not None:
                     root.mkdir(parents=True, exist_ok=True)
             if self.drain_root is not None:
                 self.drainer = _Drainer(self.drain_root, opts.keep)
-        self._barrier()
+        self.agree(0.0)  # the folders exist before anyone writes
 
-    def _barrier(self, flag=0.0) -> float:
-        return float(self.rt.allreduce(np.array([flag], dtype=np.float64), "max")[0])
-
-    def _check_ours(self, folder: Path, manifest: dict) -> None:
+    def check_ours(self, folder: Path, manifest: dict) -> None:
         theirs = manifest.get("fingerprint", {})
         for key, mine in self.fingerprint.items():
             if theirs.get(key) != mine:
@@ -362,84 +374,73 @@ class _Session:
                     f"there, {mine!r} here); use another checkpoint folder"
                 )
 
-    def _warn(self, text: str) -> None:
-        if self.rank == 0:
+    def warn(self, text: str) -> None:
+        if self.lead:
             warnings.warn(text, CheckpointWarning, stacklevel=3)
 
-    # -- resume
-    def restore(self) -> tuple[int, bool]:
-        """(superstep to start at, dense): from the newest usable checkpoint when
-        resuming, else (0, False)."""
-        if self.root is None or not self.opts.resume:
-            return 0, False
+    def newest_usable(self, prefixes) -> tuple[Path, dict] | None:
+        """The newest complete checkpoint in the tier or the drain whose files under
+        ``prefixes`` (this writer's) and every other writer's match their checksums, a
+        corrupt one skipped with a warning; None if there is none. Collective."""
         found = complete_checkpoints(self.root)
         if self.drain_root is not None:
             have = {ss for ss, _, _ in found}
             found += [c for c in complete_checkpoints(self.drain_root) if c[0] not in have]
         for _, folder, manifest in sorted(found, key=lambda t: t[0], reverse=True):
-            self._check_ours(folder, manifest)
-            bad = _verify(folder, manifest["files"], f"rank-{self.rank}/")
-            if self._barrier(1.0 if bad else 0.0):
-                self._warn(f"{folder}: corrupt ({bad or 'on another rank'}); trying an older one")
+            self.check_ours(folder, manifest)
+            bad = next((b for p in prefixes if (b := _verify(folder, manifest["files"], p))), None)
+            if self.agree(1.0 if bad else 0.0):
+                self.warn(f"{folder}: corrupt ({bad or 'on another rank'}); trying an older one")
                 continue
-            return restore_job(self.job, folder, manifest)
+            return folder, manifest
         if found:
-            self._warn(f"{self.root}: no usable checkpoint; starting from superstep 0")
-        return 0, False
+            self.warn(f"{self.root}: no usable checkpoint; starting from superstep 0")
+        return None
 
-    # -- save
-    def superstep_done(self, ss: int, dense: bool) -> None:
-        """Superstep ``ss`` is about to start: checkpoint it when due, then let the
-        fault injector act."""
-        if self.root is not None and ss % self.opts.every == 0:
-            self._save(ss, dense)
-        self.faults.superstep(ss, self.rank)
-
-    def _save(self, ss: int, dense: bool) -> None:
+    def write(self, ss: int, save, faults: Faults, rank: int, **extra) -> None:
+        """Checkpoint ``ss``: ``save(folder)`` writes this writer's files (every writer
+        calls this at once); once every writer has, the lead writes the manifest (with
+        ``extra``), prunes and queues the drain. A failed write on any writer leaves no
+        checkpoint and a warning: the job goes on."""
         folder = _folder(self.root, ss)
         if self.drainer is not None:
             self.drainer.wait_below(self.opts.keep)
         error = None
         try:
-            if self.rank == 0:
+            if self.lead:
                 with contextlib.suppress(FileNotFoundError):
                     (folder / MANIFEST).unlink()  # being rewritten: incomplete
-            self.faults.writing(ss, self.rank, folder)
-            save_job(self.job, ss, folder, dense)
+            faults.writing(ss, rank, folder)
+            save(folder)
         except OSError as exc:
             error = exc
-        if self._barrier(1.0 if error else 0.0):  # every process wrote its part, or not
-            self._warn(
+        if self.agree(1.0 if error else 0.0):  # every writer wrote its part, or not
+            self.warn(
                 f"checkpoint of superstep {ss} not written ({error or 'failed on another rank'})"
                 "; the job goes on"
             )
-            if self.rank == 0:
+            if self.lead:
                 shutil.rmtree(folder, ignore_errors=True)
             return
-        if self.rank == 0:
+        if self.lead:
             try:
-                self._manifest(ss, folder, dense)
+                self._manifest(ss, folder, extra)
             except OSError as exc:
-                self._warn(f"checkpoint of superstep {ss} not written ({exc}); the job goes on")
+                self.warn(f"checkpoint of superstep {ss} not written ({exc}); the job goes on")
                 shutil.rmtree(folder, ignore_errors=True)
                 return
             self._prune()
             if self.drainer is not None:
                 self.drainer.put(ss, folder)
-        self.faults.written(ss, self.rank, folder)
+        faults.written(ss, rank, folder)
 
-    def _manifest(self, ss, folder, dense):
+    def _manifest(self, ss, folder, extra):
         files = {}
-        for r in range(self.fingerprint["processes"]):
-            part = json.loads((folder / f"rank-{r}" / "files.json").read_text())
-            files.update({f"rank-{r}/{k}": v for k, v in part.items()})
-        m = {
-            "format": FORMAT,
-            "superstep": ss,
-            "dense": dense,
-            "fingerprint": self.fingerprint,
-            "files": files,
-        }
+        for unit in self.units:
+            part = json.loads((folder / unit / "files.json").read_text())
+            files.update({f"{unit}/{k}": v for k, v in part.items()})
+        m = {"format": FORMAT, "superstep": ss, **extra}
+        m.update(fingerprint=self.fingerprint, files=files)
         _write_atomic(folder / MANIFEST, json.dumps(m, indent=1).encode())
 
     def _prune(self):
@@ -453,8 +454,55 @@ class _Session:
         """Wait for the drain to finish (the durable copy is complete at the end)."""
         if self.drainer is not None:
             self.drainer.close()
-            if self.root is not None:
-                self._prune()
+            self._prune()
+
+
+# ---------------------------------------------------------------- the loop's hook
+class _Session:
+    """One vertex job's checkpoints: restore before the loop, save at the end of a
+    superstep, drain in the background, prune to ``keep``."""
+
+    def __init__(self, opts: Checkpoints, job):
+        self.opts, self.job = opts, job
+        self.rank = _rank(job)
+        self.faults = opts.faults or Faults()
+        self.folders = None
+        if opts.dir is None:
+            return
+        fp = _fingerprint(job)
+
+        def agree(flag):
+            return float(job.rt.allreduce(np.array([flag], dtype=np.float64), "max")[0])
+
+        units = [f"rank-{r}" for r in range(fp["processes"])]
+        self.folders = _Folders(opts, fp, self.rank == 0, agree, units)
+
+    def restore(self) -> tuple[int, bool]:
+        """(superstep to start at, dense): from the newest usable checkpoint when
+        resuming, else (0, False)."""
+        if self.folders is None or not self.opts.resume:
+            return 0, False
+        found = self.folders.newest_usable([f"rank-{self.rank}/"])
+        if found is None:
+            return 0, False
+        return restore_job(self.job, *found)
+
+    def superstep_done(self, ss: int, dense: bool) -> None:
+        """Superstep ``ss`` is about to start: checkpoint it when due, then let the
+        fault injector act."""
+        if self.folders is not None and ss % self.opts.every == 0:
+            self.folders.write(
+                ss,
+                lambda folder: save_job(self.job, ss, folder, dense),
+                self.faults,
+                self.rank,
+                dense=dense,
+            )
+        self.faults.superstep(ss, self.rank)
+
+    def close(self) -> None:
+        if self.folders is not None:
+            self.folders.close()
 
 
 class _Drainer:

@@ -36,6 +36,9 @@ class Runtime(ABC):
     #: whether delivery may run pull-style (reading receivers' in-edges); a runtime whose
     #: processes read only their own rows of the graph delivers push-style only
     pull_allowed: bool = True
+    #: whether ``run_bsp`` takes ``checkpoint=`` (a :class:`~hpgraph.engine.bsp.PeerJob`:
+    #: it makes its peers with :func:`~hpgraph.engine.bsp.make_peers`)
+    bsp_checkpoints: bool = False
     #: whether jobs may run on a :class:`~hpgraph.graph.part.PartGraph` (each process
     #: holding only its own rows and state; then delivery is push or dense only)
     holds_parts: bool = False
@@ -87,7 +90,8 @@ class Runtime(ABC):
 
     def run_bsp(self, program, args: tuple, peers: int | None):
         """Run the peer-level ``program(peer, *args)`` on this runtime's peers; returns a
-        :class:`~hpgraph.engine.bsp.BSPResult` with every peer's result."""
+        :class:`~hpgraph.engine.bsp.BSPResult` with every peer's result. A runtime with
+        ``bsp_checkpoints`` also takes ``checkpoint=``."""
         from hpgraph.errors import InvalidArgumentError
 
         raise InvalidArgumentError(f"run_bsp does not support runtime {self!r}")

@@ -13,7 +13,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from hpgraph import config
-from hpgraph.engine.bsp import BSPResult, Peer, PeerStopped, merge_peer_stats
+from hpgraph.engine.bsp import BSPResult, PeerStopped, close_peers, make_peers, merge_peer_stats
 from hpgraph.engine.contract import timed
 from hpgraph.errors import InvalidArgumentError, RuntimeErrorInJob
 from hpgraph.graph.partition import range_partition
@@ -29,6 +29,7 @@ class _LocalExchange:
 
     def __init__(self, peers):
         self.peers = peers
+        self.local = range(peers)
         self.barrier = threading.Barrier(peers)
         self.boxes = [[[[] for _ in range(peers)] for _ in range(peers)] for _ in range(2)]
 
@@ -50,11 +51,19 @@ class _LocalExchange:
             box.clear()
         return t1 - t0, time.perf_counter() - t1, out
 
+    def local_barrier(self):
+        """Every peer (all share this process) waits here."""
+        try:
+            self.barrier.wait()
+        except threading.BrokenBarrierError:
+            raise PeerStopped("another peer failed; this peer stopped") from None
+
 
 class LocalRuntime(Runtime):
     """Threads over shared memory. ``threads`` defaults to the machine's cores."""
 
     name = "local"
+    bsp_checkpoints = True
 
     def __init__(self, threads: int | None = None):
         threads = config.DEFAULT_THREADS if threads is None else int(threads)
@@ -80,11 +89,11 @@ class LocalRuntime(Runtime):
         futures = [self._pool.submit(timed, fn, args_of_part(p)) for p in self.local_parts]
         return [f.result() for f in futures]  # re-raises a part's exception here
 
-    def run_bsp(self, program, args, peers=None):
+    def run_bsp(self, program, args, peers=None, checkpoint=None):
         """One peer per part (thread); ``peers`` was fixed when this runtime was made."""
         n = self.num_parts
         exchange = _LocalExchange(n)
-        peer_objs = [Peer(p, exchange) for p in range(n)]
+        peer_objs = make_peers(exchange, self, checkpoint)
         failures = {}
 
         def body(p):
@@ -105,6 +114,8 @@ class LocalRuntime(Runtime):
                 raise
             exc = failures[first]
             raise RuntimeErrorInJob(f"peer {first} failed: {type(exc).__name__}: {exc}") from exc
+        finally:
+            close_peers(peer_objs)
         stats = merge_peer_stats([p.stats for p in peer_objs], self.name)
         stats.total_s = time.perf_counter() - t0
         return BSPResult(results=results, stats=stats)

@@ -35,13 +35,14 @@ __all__ = ["HamaExchange"]
 
 class HamaExchange:
     """A task's messaging and barrier, behind the interface :class:`~hpgraph.engine.bsp.Peer`
-    uses (``post``, ``sync``)."""
+    uses (``post``, ``sync``; ``local``: a task is alone in its process)."""
 
     def __init__(self, pid, tasks, zk_address, job, timeout):
         import zmq
         from kazoo.client import KazooClient
 
         self.pid, self.peers, self.timeout = pid, tasks, timeout
+        self.local = range(pid, pid + 1)
         self.root = f"/bsp/{job}"
         self.step = 0
         self.out = [[] for _ in range(tasks)]
@@ -138,6 +139,9 @@ class HamaExchange:
                     f"task {self.pid}: superstep {step}: no acknowledgement within "
                     f"{self.timeout:g} s from tasks {sorted(pending.values())}"
                 )
+
+    def local_barrier(self):
+        """A task is alone in its process: nothing to wait for."""
 
     def sync(self, pid, parity):
         """(barrier seconds, communication seconds, [(sender, payload), ...])."""

@@ -24,11 +24,15 @@ class MPIExchange:
     def __init__(self, runtime):
         self.comm = runtime.comm
         self.peers = runtime.size
+        self.local = range(runtime.rank, runtime.rank + 1)
         self.topo = runtime.node_topology()
         self.out = [[] for _ in range(self.peers)]
 
     def post(self, parity, src, dst, payload):
         self.out[dst].append(payload)
+
+    def local_barrier(self):
+        """A rank's only peer is itself: nothing to wait for."""
 
     def sync(self, pid, parity):
         with guard("a BSP barrier"):

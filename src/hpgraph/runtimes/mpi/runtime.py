@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from hpgraph.engine.bsp import BSPResult, Peer, merge_peer_stats
+from hpgraph.engine.bsp import BSPResult, close_peers, make_peers, merge_peer_stats
 from hpgraph.engine.contract import timed
 from hpgraph.errors import InvalidArgumentError, RuntimeErrorInJob
 from hpgraph.graph.part import PartGraph
@@ -55,6 +55,7 @@ class MPIRuntime(Runtime):
     at the price of paging those rows in."""
 
     name = "mpi"
+    bsp_checkpoints = True
     holds_parts = True
 
     def __init__(
@@ -99,11 +100,11 @@ class MPIRuntime(Runtime):
         self._delivery = None  # made by prepare, per job
         start_watchdog(self.comm, MPI)  # no wait for the other ranks lasts for ever
 
-    def run_bsp(self, program, args, peers=None):
+    def run_bsp(self, program, args, peers=None, checkpoint=None):
         """One peer per rank (``peers`` is the communicator's size); every rank gets
         every peer's result. A failing rank prints the reason and aborts the job, since
         the others wait in a collective it will never join."""
-        peer = Peer(self.rank, MPIExchange(self))
+        (peer,) = make_peers(MPIExchange(self), self, checkpoint)
         t0 = time.perf_counter()
         try:
             result = program(peer, *args)
@@ -117,6 +118,7 @@ class MPIRuntime(Runtime):
             )
             self.comm.Abort(1)
             raise
+        close_peers([peer])
         with guard("the end of the BSP job"):
             results = self.comm.allgather(result)
             stats = merge_peer_stats(self.comm.allgather(peer.stats), self.name)
