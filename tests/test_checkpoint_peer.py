@@ -19,6 +19,7 @@ from hpgraph.engine.checkpoint import (
     list_checkpoints,
 )
 from hpgraph.errors import HPGraphError, InvalidArgumentError, RuntimeErrorInJob
+from hpgraph.runtimes.faults import Fault, Injector
 from hpgraph.runtimes.local import LocalRuntime
 from test_checkpoint import _flip
 
@@ -115,6 +116,28 @@ def test_a_corrupt_newest_checkpoint_falls_back(tmp_path):
             checkpoint=Checkpoints(folder, every=2, resume=True),
         )
     assert res.stats.supersteps[0].superstep == 6
+    _same(res.results, _run(2))
+
+
+def test_the_injectors_corrupt_fault_is_caught_on_resume(tmp_path):
+    class CorruptThenStop(Injector):
+        def superstep(self, ss, rank):
+            Stop(7).superstep(ss, rank)
+
+    folder = tmp_path / "ck"
+    with pytest.raises(RuntimeErrorInJob, match="stopped at 7"):
+        _run(
+            2,
+            checkpoint=Checkpoints(folder, every=2, faults=CorruptThenStop([Fault("corrupt", 6)])),
+        )
+    with pytest.warns(CheckpointWarning, match="superstep-00000006: corrupt \\(peer-0/x.npy"):
+        res = run_bsp(
+            walk,
+            runtime=LocalRuntime(2),
+            args=(50, STEPS),
+            checkpoint=Checkpoints(folder, every=2, resume=True),
+        )
+    assert res.stats.supersteps[0].superstep == 4
     _same(res.results, _run(2))
 
 

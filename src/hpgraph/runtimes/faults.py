@@ -22,9 +22,12 @@ File format (docs/checkpoints.md)::
 kill: SIGKILL to the own process; hang: stops for good (a sleep, detected by the MPI
 watchdog); delay: sleeps ``seconds``; hog: a busy process beside the rank for
 ``seconds``; disk-full / unavailable: the checkpoint write of that superstep fails with
-ENOSPC / EACCES; corrupt: a byte of the rank's value file is flipped once the checkpoint
-is complete. With ``$HPGRAPH_FAULT_STATE`` (a folder) each fault acts once over restarts
-and records when it acted (``fault-I.fired``), which ``hpgraph faults run`` reads.
+ENOSPC / EACCES; corrupt: a byte of the rank's value file (of a peer-level program: its
+largest array file) is flipped once the checkpoint is complete. Peer-level programs
+(``run_bsp``) get the superstep faults when a peer's superstep is about to start, and the
+checkpoint faults at the supersteps where they checkpoint. With ``$HPGRAPH_FAULT_STATE``
+(a folder) each fault acts once over restarts and records when it acted
+(``fault-I.fired``), which ``hpgraph faults run`` reads.
 """
 
 from __future__ import annotations
@@ -151,6 +154,18 @@ def dump_faults(faults, path) -> None:
     Path(path).write_text("\n".join(lines) + "\n")
 
 
+def _victim(folder: Path, rank: int) -> Path:
+    """The file a ``corrupt`` fault flips: a vertex job's ``rank-R/value.npy``, else
+    (a peer-level program's checkpoint) the largest array file of rank R's own folder or
+    its first peer's."""
+    value = folder / f"rank-{rank}" / "value.npy"
+    if value.exists():
+        return value
+    files = [*folder.glob(f"rank-{rank}/*.npy"), *folder.glob(f"peer-{rank}/*.npy")]
+    files = files or [*folder.glob(f"peer-{rank}/*.pkl"), *folder.glob(f"rank-{rank}/*.pkl")]
+    return max(files, key=lambda f: (f.stat().st_size, f.name))
+
+
 class Injector(Faults):
     """Acts out ``faults`` from the checkpoint hook of a vertex job. ``state``: a folder
     where each fault, once acted, leaves ``fault-I.fired`` (its time), so that it acts
@@ -204,7 +219,7 @@ class Injector(Faults):
     def written(self, ss, rank, folder):
         for f in self._due(("corrupt",), ss, rank):
             print(f"hpgraph: injected fault: {f}", file=sys.stderr, flush=True)
-            target = Path(folder) / f"rank-{rank}" / "value.npy"
+            target = _victim(Path(folder), rank)
             with open(target, "r+b") as fh:
                 size = fh.seek(0, os.SEEK_END)
                 fh.seek(size // 2)
