@@ -44,33 +44,34 @@ __all__ = ["SAMPLES", "string_ids", "gather_names"]
 #: Samples a rank offers per rank for the splitters (more: ranges closer in size).
 SAMPLES = 16
 
+#: Bytes of strings per row of an exchange (counts are rows).
+ROW = 8
+
 
 def string_ids(comm, MPI, src, dst):
     """``(src, dst, slice, n)``: this rank's endpoints ``src`` and ``dst`` (arrow
     large_string arrays) numbered in the whole dictionary (the narrowest index type),
-    this rank's slice of the dictionary (sorted distinct strings, arrow large_string;
-    the slices in rank order are the whole dictionary) and the dictionary's size.
-    Collective."""
-    size = comm.Get_size()
+    this rank's slice of the dictionary (sorted distinct strings, arrow; the slices in
+    rank order are the whole dictionary) and the dictionary's size. Collective."""
     local = sorted_unique_strings([src, dst]) if len(src) else _empty()
-    cuts = _cuts(local, _splitters(comm, local, size))
-    offsets, data = _arrow_buffers(local)
-    strings = np.diff(cuts)
-    got_strings = np.empty_like(strings)
-    comm.Alltoall(strings, got_strings)
+    cuts = _cuts(local, _splitters(comm, local, comm.Get_size()))
+    lengths, packed, rows = _packed(local, cuts)
+    sent = np.stack([np.diff(cuts), rows], axis=1)  # strings, rows of bytes per owner
+    got_counts = np.empty_like(sent)
+    comm.Alltoall(sent, got_counts)
     types = RowTypes(MPI)
     try:
-        lengths = alltoallv(comm, types, [np.diff(offsets)], strings)[0][0]
-        nbytes = offsets[cuts[1:]] - offsets[cuts[:-1]]
-        body = alltoallv(comm, types, [data[offsets[0] : offsets[-1]]], nbytes)[0][0]
-        got = _from_buffers(lengths, body)
-        del lengths, body
+        got_lengths = alltoallv(comm, types, [lengths], sent[:, 0].copy())[0][0]
+        got_bytes = alltoallv(comm, types, [packed], sent[:, 1].copy())[0][0]
+        del lengths, packed
+        got = _unpacked(got_lengths, got_bytes, got_counts[:, 0], got_counts[:, 1])
+        del got_lengths, got_bytes
         mine = sorted_unique_strings([got]) if len(got) else _empty()
         first = comm.exscan(len(mine)) or 0  # None on rank 0
         n = comm.allreduce(len(mine))
         answers = _positions(got, mine, np.int64) + first
         del got
-        numbers = alltoallv(comm, types, [answers], got_strings)[0][0]
+        numbers = alltoallv(comm, types, [answers], got_counts[:, 0].copy())[0][0]
     finally:
         types.free()
     del answers
@@ -84,16 +85,17 @@ def string_ids(comm, MPI, src, dst):
 def gather_names(comm, MPI, mine) -> np.ndarray:
     """Every vertex's name in number order (an object array, as the one-process reader
     gives ``ids``): every rank's slice ``mine`` gathered (``Allgatherv``). Collective."""
-    offsets, data = _arrow_buffers(mine)
-    counts = np.array(comm.allgather((len(mine), int(offsets[-1] - offsets[0]))), np.int64)
+    lengths, packed, rows = _packed(mine, np.array([0, len(mine)]))
+    counts = np.array(comm.allgather((len(mine), int(rows[0]))), dtype=np.int64)
     types = RowTypes(MPI)
     try:
-        lengths = allgatherv(comm, types, [np.diff(offsets)], counts[:, 0].copy())[0]
-        body = allgatherv(comm, types, [data[offsets[0] : offsets[-1]]], counts[:, 1].copy())[0]
+        got_lengths = allgatherv(comm, types, [lengths], counts[:, 0].copy())[0]
+        got_bytes = allgatherv(comm, types, [packed], counts[:, 1].copy())[0]
     finally:
         types.free()
-    names = _from_buffers(lengths, body)
-    return np.asarray(names.to_numpy(zero_copy_only=False), dtype=object)
+    del lengths, packed
+    names = _unpacked(got_lengths, got_bytes, counts[:, 0], counts[:, 1])
+    return np.asarray(names.to_numpy(), dtype=object)
 
 
 def _empty():
@@ -130,23 +132,40 @@ def _cuts(local, splitters) -> np.ndarray:
     return cuts
 
 
-def _arrow_buffers(strings):
-    """(offsets (int64, one more than strings), bytes (uint8)) of a large_string
-    array, no copy."""
+def _packed(strings, cuts):
+    """(byte lengths (int64), bytes, rows of bytes per part) of the parts
+    ``strings[cuts[r]:cuts[r + 1]]`` of a large_string array: each part's bytes padded
+    to whole rows of :data:`ROW` bytes, so counts are rows (a part of more than 2^31
+    bytes still has an int count, as everywhere in :mod:`~hpgraph.runtimes.mpi.buffers`)."""
     _, off, body = strings.buffers()
     offsets = np.frombuffer(off, np.int64, len(strings) + 1, strings.offset * 8)
     data = np.frombuffer(body, np.uint8) if body is not None else np.empty(0, np.uint8)
-    return offsets, data
+    starts = offsets[cuts]
+    nbytes = np.diff(starts)
+    rows = -(-nbytes // ROW)
+    packed = np.zeros((int(rows.sum()), ROW), dtype=np.uint8)
+    flat = packed.reshape(-1)
+    at = 0
+    for r in range(nbytes.shape[0]):
+        flat[at : at + nbytes[r]] = data[starts[r] : starts[r + 1]]
+        at += int(rows[r]) * ROW
+    return np.diff(offsets), packed, rows
 
 
-def _from_buffers(lengths, body):
-    """A large_string array of strings of ``lengths`` bytes laid end to end in
-    ``body``."""
-    offsets = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
-    return pa.LargeStringArray.from_buffers(
-        lengths.shape[0], pa.py_buffer(offsets), pa.py_buffer(body)
-    )
+def _unpacked(lengths, packed, strings, rows):
+    """The strings :func:`_packed` packed, every part's in turn (part q: ``strings[q]``
+    strings, ``rows[q]`` rows of ``packed``), as one chunked large_string array sharing
+    ``packed``'s memory."""
+    body = pa.py_buffer(packed.reshape(-1))
+    chunks, first, base = [], 0, 0
+    for k, r in zip(strings.tolist(), rows.tolist(), strict=True):
+        offsets = np.empty(k + 1, dtype=np.int64)
+        offsets[0] = base
+        np.cumsum(lengths[first : first + k], out=offsets[1:])
+        offsets[1:] += base
+        chunks.append(pa.LargeStringArray.from_buffers(k, pa.py_buffer(offsets), body))
+        first, base = first + k, base + r * ROW
+    return pa.chunked_array(chunks, type=pa.large_string())
 
 
 def _positions(strings, sorted_distinct, dtype) -> np.ndarray:
