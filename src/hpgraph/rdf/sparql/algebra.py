@@ -160,7 +160,9 @@ def _attributes(node, seen) -> None:
     lookup costs 2-6 us (a ``KeyError`` raised and caught inside), and a selective query
     reads a few dozen attributes. An entry whose name the class or the node already has
     as an attribute (``name``, dict methods) is left alone, as rdflib's lookup finds
-    those first too. The algebra is never changed afterwards (see :func:`translate`)."""
+    those first too, and so is rdflib's bookkeeping (``_vars``), which a later
+    translation rewrites on the nodes all queries share (``TrueFilter``). The executor
+    never changes the algebra (see :func:`translate`)."""
     from rdflib.plugins.sparql.parserutils import CompValue
 
     if id(node) in seen:
@@ -169,7 +171,12 @@ def _attributes(node, seen) -> None:
     if isinstance(node, CompValue):
         attrs = vars(node)
         for key, value in dict.items(node):
-            if isinstance(key, str) and key not in attrs and not hasattr(type(node), key):
+            if (
+                isinstance(key, str)
+                and not key.startswith("_")
+                and key not in attrs
+                and not hasattr(type(node), key)
+            ):
                 attrs[key] = value
         attrs.setdefault("ctx", None)
         children = dict.values(node)

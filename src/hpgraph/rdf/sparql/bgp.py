@@ -60,6 +60,7 @@ class _Pattern:
                     self.rows = rows
         else:
             self.rows = graph.pso
+        self._sorted = {}  # variable -> _sorted_by(variable)
         self.seen = {}  # variable -> its first column
         self.checks = []  # (column, constant id or other column) a row must match
         for col, t in self.columns:
@@ -90,22 +91,61 @@ class _Pattern:
     def lookup(self, var, values):
         """The solutions whose ``var`` is one of the sorted ``values``, found by binary
         search; None where no permutation range is sorted by ``var``."""
+        sorted_by = self._sorted.get(var)
+        if sorted_by is None:
+            sorted_by = self._sorted[var] = self._sorted_by(var)
+        if sorted_by is False:
+            return None
+        rows, keys = sorted_by
+        lo = keys.searchsorted(values, "left")  # array methods: numpy's function forms
+        cnt = keys.searchsorted(values, "right") - lo  # cost 1-3 us more each
+        if cnt.max(initial=0) <= 1:  # each value in at most one row
+            return self.table(rows[lo[cnt > 0]])
+        ends = cnt.cumsum()
+        idx = (lo - ends + cnt).repeat(cnt) + np.arange(ends[-1])
+        return self.table(rows[idx])
+
+    def extend(self, result: Table, var):
+        """``result`` joined with the pattern, ``var`` its only shared variable, found by
+        binary search of each row's value; None where that would not give the rows of
+        :meth:`lookup` + ``join`` in the same order (``var`` not strictly increasing in
+        ``result``, a range not sorted by ``var``, rows to check for constants)."""
+        sorted_by = self._sorted.get(var)
+        if sorted_by is None:
+            sorted_by = self._sorted[var] = self._sorted_by(var)
+        x = result.cols[var]
+        if sorted_by is False or self.checks or not (x[1:] > x[:-1]).all():
+            return None
+        rows, keys = sorted_by
+        lo = keys.searchsorted(x, "left")
+        cnt = keys.searchsorted(x, "right") - lo
+        if cnt.max(initial=0) <= 1:
+            ia = cnt.nonzero()[0]
+            idx = lo[ia]
+        else:
+            ends = cnt.cumsum()
+            ia = np.arange(len(x)).repeat(cnt)
+            idx = (lo - ends + cnt).repeat(cnt) + np.arange(ends[-1])
+        cols = {k: v[ia] for k, v in result.cols.items()}
+        for v, c in self.seen.items():
+            if v != var:
+                cols[v] = rows[idx, c]
+        return Table(cols, len(ia), result.maybe)
+
+    def _sorted_by(self, var):
+        """(rows, their ``var`` column) of the permutation range sorted by ``var``, or
+        False where there is none."""
         s, p, o = self.terms
         if not isinstance(p, int) or self.n == 0:
-            return None
+            return False
         a, b = self.graph.pred_range[p]
         if var == s:  # (p, o) range of POS, or p range of PSO: sorted by s
             rows, col = (self.rows if isinstance(o, int) else self.graph.pso[a:b]), 0
         elif var == o:  # (p, s) range of PSO, or p range of POS: sorted by o
             rows, col = (self.rows if isinstance(s, int) else self.graph.pos[a:b]), 2
         else:
-            return None
-        keys = rows[:, col]  # array methods: numpy's function forms cost 1-3 us more each
-        lo = keys.searchsorted(values, "left")
-        cnt = keys.searchsorted(values, "right") - lo
-        ends = cnt.cumsum()
-        idx = (lo - ends + cnt).repeat(cnt) + np.arange(ends[-1] if len(ends) else 0)
-        return self.table(rows[idx])
+            return False
+        return rows, rows[:, col]
 
 
 def _terms(ctx, triple, intern=False):
@@ -195,13 +235,20 @@ def _patterns(ctx, terms, seed) -> Table:
         bound = set(result.cols)
         connected = [i for i, t in enumerate(patterns) if bound & t.vars]
         pattern = patterns.pop(connected[0] if connected else 0)
-        part = None
+        part = joined = None
         if connected and result.n * LOOKUP_RATIO < pattern.n and isinstance(pattern, _Pattern):
-            for var in sorted((pattern.vars & bound) - result.maybe):
+            shared = pattern.vars & bound
+            for var in sorted(shared - result.maybe):
+                if shared == {var}:
+                    joined = pattern.extend(result, var)
+                    if joined is not None:
+                        break
                 part = pattern.lookup(var, _distinct(result.cols[var]))
                 if part is not None:
                     break
-        result = join(result, pattern.table() if part is None else part)
+        if joined is None:
+            joined = join(result, pattern.table() if part is None else part)
+        result = joined
     return result
 
 

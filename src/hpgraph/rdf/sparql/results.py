@@ -23,18 +23,18 @@ def to_table(store, variables, result):
     cols, n, ctx = result
     if not variables:  # no columns, but still as many rows as solutions
         return pa.table({"_": pa.nulls(n)}).drop_columns(["_"])
-    arrays = []
-    for col in cols:
-        if n <= SMALL_RESULT:  # each id looked up: cheaper than np.unique below this
-            terms, extra, m = ctx.store.terms, ctx.extra, len(ctx.store.terms)
-            strs = [
-                terms[i] if 0 <= i < m else None if i < 0 else extra[i - m] for i in col.tolist()
-            ]
-            arrays.append(pa.array(strs, type=pa.string()))
-            continue
-        uniq, inv = np.unique(col, return_inverse=True)
-        strs = np.array([None if i < 0 else ctx.term(int(i)) for i in uniq], dtype=object)
-        arrays.append(pa.array(strs[inv.reshape(-1)], type=pa.string()))
+    if n <= SMALL_RESULT:  # each id looked up, all columns in one array, then sliced
+        terms, extra, m = ctx.store.terms, ctx.extra, len(ctx.store.terms)
+        ids = np.concatenate(cols).tolist() if len(cols) > 1 else cols[0].tolist()
+        strs = [terms[i] if 0 <= i < m else None if i < 0 else extra[i - m] for i in ids]
+        whole = pa.array(strs, type=pa.string())
+        arrays = [whole.slice(k * n, n) for k in range(len(cols))]
+    else:
+        arrays = []
+        for col in cols:
+            uniq, inv = np.unique(col, return_inverse=True)
+            strs = np.array([None if i < 0 else ctx.term(int(i)) for i in uniq], dtype=object)
+            arrays.append(pa.array(strs[inv.reshape(-1)], type=pa.string()))
     return pa.Table.from_arrays(arrays, names=list(variables))
 
 

@@ -22,8 +22,10 @@ __all__ = [
     "union_all",
 ]
 
-#: Joins whose two key arrays hold at most this many rows together match keys in Python.
-SMALL_JOIN = 128
+#: Joins whose two key arrays hold at most this many rows together match keys in Python
+#: (measured: 2.6 against 4.7 us at 4 + 4 rows; at 16 + 16, 6 against 5 us when each
+#: key has one partner and 11.5 when some have several).
+SMALL_JOIN = 32
 
 
 class Table:
@@ -81,6 +83,9 @@ def _probe(build, probe):
     lo = sk.searchsorted(probe, "left")
     hi = sk.searchsorted(probe, "right")
     cnt = hi - lo
+    if cnt.max(initial=0) <= 1:  # at most one partner each (joins on a key): no repeats
+        ip = cnt.nonzero()[0]
+        return ip, order[lo[ip]]
     ip = np.arange(len(probe), dtype=np.int64).repeat(cnt)
     start = (lo - np.concatenate([[0], cnt.cumsum()[:-1]])).repeat(cnt)
     ib = order[start + np.arange(len(ip))] if len(ip) else np.empty(0, np.int64)

@@ -1,0 +1,149 @@
+"""The executor's fixed-cost shortcuts give what the general paths give, row for row in the
+same order: prepared BGPs (per store), patterns kept per graph, the index join of a
+pattern onto sorted values, joins of a few rows matched in Python, result tables of a few
+rows built id by id, and the translated algebra's entries read as attributes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from hpgraph.rdf import Store
+from hpgraph.rdf.sparql import bgp as B
+from hpgraph.rdf.sparql import results, table
+from hpgraph.rdf.sparql.table import Table, join
+from hpgraph.rdf.triples import Triples, sort_quads
+
+SEEDS = [0, 1]
+EX = "http://ex.org/"
+
+
+def _graph(rng, m=400, nodes=40, preds=3):
+    spo = np.stack(
+        [
+            rng.integers(0, nodes, m),
+            rng.integers(nodes, nodes + preds, m),
+            rng.integers(0, nodes, m),
+        ],
+        axis=1,
+    )
+    pso, pos, _ = sort_quads(spo)
+    return Triples(pso, pos)
+
+
+def _same(t: Table, u: Table):
+    assert t.n == u.n and list(t.cols) == list(u.cols) and t.maybe == u.maybe
+    for k in t.cols:
+        assert t.cols[k].tolist() == u.cols[k].tolist(), k
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_extend_gives_the_rows_of_lookup_and_join(seed):
+    print("seed", seed)
+    rng = np.random.default_rng(seed)
+    g = _graph(rng)
+    for p in (40, 41, 42):
+        for terms, var in (((-9, p, "y"), "y"), (("y", p, -9), "y")):
+            terms = tuple("x" if t == -9 else t for t in terms)
+            pattern = B._Pattern(g, *terms)
+            for size in (0, 1, 3, 12, 30):
+                x = np.unique(rng.integers(0, 40, size))  # strictly increasing
+                seed_t = Table({var: x, "z": rng.integers(0, 9, len(x))}, len(x))
+                got = pattern.extend(seed_t, var)
+                want = join(seed_t, pattern.lookup(var, x))
+                _same(got, want)
+                if len(x) > 1:  # not strictly increasing: the general path decides
+                    back = Table({var: x[::-1].copy()}, len(x))
+                    assert pattern.extend(back, var) is None
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_small_probe_matches_numpy_probe(seed, monkeypatch):
+    rng = np.random.default_rng(seed)
+    for na, nb in ((0, 3), (1, 1), (4, 9), (16, 16), (20, 7)):
+        a, b = rng.integers(0, 6, na), rng.integers(0, 6, nb)
+        small = table._probe_small(a, b)
+        monkeypatch.setattr(table, "SMALL_JOIN", -1)
+        big = table._probe(a, b)
+        monkeypatch.undo()
+        assert [s.tolist() for s in small] == [s.tolist() for s in big]
+        assert all(s.dtype == np.int64 for s in small)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_join_same_rows_small_or_large(seed, monkeypatch):
+    rng = np.random.default_rng(seed)
+    for n in (2, 5, 15):
+        a = Table({"x": rng.integers(0, 4, n), "y": rng.integers(-1, 3, n)}, n, {"y"})
+        b = Table({"x": rng.integers(0, 4, n), "y": rng.integers(0, 3, n)}, n)
+        c = Table({"x": rng.integers(0, 4, n), "w": rng.integers(0, 3, n)}, n)
+        small = [join(a, b), join(a, c), join(c, a)]
+        monkeypatch.setattr(table, "SMALL_JOIN", -1)
+        for s, t in zip(small, [join(a, b), join(a, c), join(c, a)], strict=True):
+            _same(s, t)
+        monkeypatch.undo()
+
+
+def _store(tmp_path, name, lines):
+    path = tmp_path / name
+    path.write_text("".join(f"{line} .\n" for line in lines), encoding="utf-8")
+    return Store.load(str(path))
+
+
+def test_prepared_plan_is_per_store(tmp_path):
+    """The same query text on two stores: each answers from its own ids (the plan keeps
+    term ids per store); a constant one store lacks gives no rows there."""
+    p, q = f"<{EX}p>", f"<{EX}q>"
+    one = _store(tmp_path, "one.nt", [f"<{EX}a> {p} <{EX}c>", f"<{EX}b> {p} <{EX}c>"])
+    two = _store(
+        tmp_path, "two.nt", [f"<{EX}z> {q} <{EX}y>", f"<{EX}b> {p} <{EX}c>", f"<{EX}d> {p} <{EX}c>"]
+    )
+    text = f"SELECT ?s WHERE {{ ?s {p} <{EX}c> }}"
+    for _ in range(2):
+        assert sorted(one.query(text).column("s").to_pylist()) == [f"<{EX}a>", f"<{EX}b>"]
+        assert sorted(two.query(text).column("s").to_pylist()) == [f"<{EX}b>", f"<{EX}d>"]
+    absent = f"SELECT ?s WHERE {{ ?s {q} ?o }}"
+    for _ in range(2):
+        assert one.query(absent).num_rows == 0
+        assert two.query(absent).column("s").to_pylist() == [f"<{EX}z>"]
+
+
+def test_result_table_same_small_or_large(tmp_path, monkeypatch):
+    """Unbound values (null) and terms the query made (BIND) in both ways of building
+    the result table."""
+    p, n = f"<{EX}p>", f"<{EX}n>"
+    lines = [f"<{EX}s{i}> {p} <{EX}o{i % 3}>" for i in range(20)]
+    lines += [f'<{EX}s{i}> {n} "{i}"' for i in range(0, 20, 4)]
+    store = _store(tmp_path, "d.nt", lines)
+    text = (
+        f"SELECT ?s ?o ?m ?x WHERE {{ ?s {p} ?o OPTIONAL {{ ?s {n} ?m }} "
+        'BIND(CONCAT("new-", STR(?o)) AS ?x) }'
+    )
+    small = store.query(text)
+    monkeypatch.setattr(results, "SMALL_RESULT", -1)
+    large = store.query(text)
+    assert small.equals(large)
+    assert small.column("m").null_count == 15
+
+
+def test_algebra_attributes_are_its_entries():
+    from rdflib.plugins.sparql.parserutils import CompValue
+
+    from hpgraph.rdf.sparql.algebra import translate
+
+    algebra, _ = translate(
+        f"SELECT ?s (COUNT(?o) AS ?n) WHERE {{ ?s <{EX}p> ?o OPTIONAL {{ ?o <{EX}q> ?v }} "
+        "FILTER(?o != ?s) } GROUP BY ?s ORDER BY ?n LIMIT 3"
+    )
+    nodes, stack = 0, [algebra]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, CompValue):
+            nodes += 1
+            for key, value in dict.items(node):
+                if not key.startswith("_") and key != "name" and not hasattr(CompValue, key):
+                    assert getattr(node, key) is value
+            stack.extend(dict.values(node))
+        elif isinstance(node, (list, tuple)):
+            stack.extend(node)
+    assert nodes > 5
