@@ -1,9 +1,14 @@
 """Checkpoints of peer-level BSP programs (engine/peer_checkpoint.py): a program stopped
 after a checkpoint and resumed gives the bits of a run through, on 1-3 threads and on
 MPI; its shared values are written once per process; corrupt and foreign checkpoints
-are never used; the fault injector's superstep faults reach peer programs."""
+are never used; the fault injector's superstep faults reach peer programs; a hung peer on
+the local runtime ends the job (runtimes/stall.py)."""
 
 from __future__ import annotations
+
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -19,8 +24,10 @@ from hpgraph.engine.checkpoint import (
     list_checkpoints,
 )
 from hpgraph.errors import HPGraphError, InvalidArgumentError, RuntimeErrorInJob
+from hpgraph.runtimes import stall
 from hpgraph.runtimes.faults import Fault, Injector
 from hpgraph.runtimes.local import LocalRuntime
+from hpgraph.runtimes.stall import EXIT_STATUS
 from test_checkpoint import _flip
 
 STEPS = 12
@@ -217,3 +224,36 @@ def test_mpi_peer_checkpoints_resume_bit_for_bit(tmp_path):
     out = run_mpi(ranks, "check_bsp_checkpoint.py", tmp_path, "resume", timeout=300, env=env)
     assert out.returncode == 0, out.stdout + out.stderr
     assert out.stdout.count("PEER CHECKPOINT OK") == ranks
+
+
+def test_a_hung_peer_on_the_local_runtime_ends_the_job(tmp_path):
+    script = tmp_path / "hang.py"
+    script.write_text(
+        "import time\n"
+        "from hpgraph.engine import run_bsp\n"
+        "from hpgraph.runtimes.local import LocalRuntime\n"
+        "def prog(peer):\n"
+        "    for _ in range(3):\n"
+        "        if peer.pid == 1 and peer.superstep == 2:\n"
+        "            time.sleep(600)\n"
+        "        peer.sync()\n"
+        "run_bsp(prog, runtime=LocalRuntime(3))\n"
+    )
+    env = dict(os.environ, HPGRAPH_TIMEOUT="1")
+    out = subprocess.run([sys.executable, script], env=env, capture_output=True, text=True,
+                         timeout=120)  # fmt: skip
+    assert out.returncode == EXIT_STATUS, out.stderr
+    assert out.stderr == (
+        "hpgraph: no progress for 1 s on the local runtime: superstep 2 of a peer-level "
+        "program (peer(s) [1] not at its end) has not ended (hung or stopped; "
+        "$HPGRAPH_TIMEOUT); ending the job\n"
+    )
+
+
+def test_a_bad_timeout_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(stall, "_current", None)
+    monkeypatch.setenv("HPGRAPH_TIMEOUT", "soon")
+    with pytest.raises(
+        InvalidArgumentError, match="HPGRAPH_TIMEOUT must be seconds >= 0, got 'soon'"
+    ):
+        _run(1)

@@ -111,6 +111,18 @@ def test_sigkill_then_restart_gives_the_same_output(tmp_path):
     assert "injected fault: kill rank 0 superstep 5" in err
 
 
+def test_a_hang_on_the_local_runtime_is_detected_then_restarted(tmp_path):
+    err = _kill_and_restart(tmp_path, ("--threads", "2"),
+                            '[[fault]]\nkind = "hang"\nsuperstep = 5\n',
+                            env={"HPGRAPH_TIMEOUT": "3"})  # fmt: skip
+    assert "injected fault: hang rank 0 superstep 5" in err
+    assert (
+        "hpgraph: no progress for 3 s on the local runtime: superstep 5 of pagerank has not "
+        "ended (hung or stopped; $HPGRAPH_TIMEOUT); ending the job"
+    ) in err
+    assert "attempt 1 failed (exit status 3)" in err
+
+
 def test_campaign_table(tmp_path, monkeypatch):
     faults = _write(tmp_path / "c.toml", '[[fault]]\nkind = "disk-full"\nsuperstep = 2\n'
                     '[[fault]]\nkind = "corrupt"\nsuperstep = 4\nrun = 1\n'

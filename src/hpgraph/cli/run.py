@@ -9,6 +9,7 @@ the verifier. The registry imports no kernel, so ``hpgraph --help`` stays fast.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -185,6 +186,8 @@ def run(
       hpgraph run apsp roads.el -o distances.parquet   (streamed, source blocks)
       hpgraph run pagerank g.hpgc --checkpoint /dev/shm/ck --checkpoint-every 5 --resume
     """
+    if options["max_restarts"] or options["checkpoint_dir"]:  # a hung job must end
+        os.environ.setdefault("HPGRAPH_TIMEOUT", "600")  # (runtimes/stall.py)
     if options["max_restarts"]:  # a supervisor reruns the whole command (the launch)
         from hpgraph.cli.checkpoint import supervise
 

@@ -88,6 +88,11 @@ class Runtime(ABC):
     def prepare(self, job) -> None:  # noqa: B027 - optional hook
         """Compile or allocate what this runtime's delivery needs for ``job``."""
 
+    def progress(self, what: str | None) -> None:  # noqa: B027 - optional hook
+        """The engine's progress: a step of a job begins (``what``: "superstep 5 of
+        pagerank"), or None when the job ends. A runtime may watch for stalls (the local
+        runtime does, with ``$HPGRAPH_TIMEOUT``: runtimes/stall.py)."""
+
     def run_bsp(self, program, args: tuple, peers: int | None):
         """Run the peer-level ``program(peer, *args)`` on this runtime's peers; returns a
         :class:`~hpgraph.engine.bsp.BSPResult` with every peer's result. A runtime with

@@ -20,11 +20,13 @@ from numba.typed import List
 from hpgraph import config
 from hpgraph.engine import codegen
 from hpgraph.engine.context import (
+    ACTIVE,
     AGG_MAX,
     AGG_MIN,
     AGG_SUM,
     COMBINED_MODE,
     COUNTERS,
+    HALTED,
     LIST_BASE,
     LISTED_MODE,
     VertexContext,
@@ -46,6 +48,9 @@ _AGG_IDENTITY = {"sum": 0.0, "min": np.inf, "max": -np.inf}
 _C = {name: i for i, name in enumerate(COUNTERS)}
 _NO_WEIGHTS = np.empty(0, dtype=np.float64)  # read-only like a graph's weights
 _NO_WEIGHTS.flags.writeable = False
+#: Once pulling with the "any" combiner, go on pulling while at least n / this many
+#: vertices send (Beamer's beta for direction-optimising BFS; GAP uses 18).
+PULL_KEEP_DIVISOR = 18
 
 
 @dataclass
@@ -103,6 +108,17 @@ def _initial_values(program, graph, values):
     return arr if (lo, hi) == (0, graph.n) else window(arr, lo, graph.n)
 
 
+def _awake_ids(awake, n):
+    """``awake`` as sorted distinct int64 ids (None: every vertex), checked to lie in
+    [0, n)."""
+    if awake is None:
+        return None
+    ids = np.unique(np.asarray(awake, dtype=np.int64).ravel())
+    if ids.size and (ids[0] < 0 or ids[-1] >= n):
+        raise InvalidArgumentError(f"awake: vertex ids must lie in [0, {n}), got {ids[[0, -1]]}")
+    return ids
+
+
 def _own_rows(graph):
     """The vertices whose state this process holds: a part's own rows, else all."""
     return (graph.lo, graph.hi) if isinstance(graph, PartGraph) else (0, graph.n)
@@ -120,6 +136,7 @@ def run(
     master=None,
     progress: bool = False,
     checkpoint=None,
+    awake=None,
 ) -> JobResult:
     """Run ``program`` on ``graph`` until every vertex has halted with no message in
     flight, the ``master(ctx)`` hook calls ``ctx.halt()``, or ``max_supersteps`` ran.
@@ -128,7 +145,10 @@ def run(
     values of the program's declared parameters. ``threads``/``runtime`` choose where it
     runs (default: the local runtime on every core). ``progress`` shows a live line.
     ``checkpoint`` (:class:`hpgraph.engine.checkpoint.Checkpoints`) writes superstep
-    checkpoints and resumes from them (docs/checkpoints.md).
+    checkpoints and resumes from them (docs/checkpoints.md). ``awake``: the vertices
+    (internal ids) that compute in superstep 0; the others start halted, keeping their
+    initial value until a message wakes them, so superstep 0 costs the listed vertices,
+    not a pass over all (a traversal from a source). Default: every vertex, as in Pregel.
     """
     if not isinstance(program, VertexProgram):
         raise InvalidArgumentError("program must come from hpgraph.vertex_program")
@@ -138,10 +158,11 @@ def run(
         raise InvalidArgumentError(f"max_supersteps must be >= 0, got {max_supersteps}")
     param_values = program.param_array(params)
     value = _initial_values(program, graph, values)
+    awake = _awake_ids(awake, graph.n)
 
     rt, own_runtime = resolve(runtime, threads, "vertex")
     try:
-        job = _Job(program, graph, rt, value, param_values)
+        job = _Job(program, graph, rt, value, param_values, awake)
         return job.loop(max_supersteps, master, progress, checkpoint)
     finally:
         if own_runtime:
@@ -157,7 +178,7 @@ class _Job:
     ``counters()``, ``edge_arrays(pull)``, ``all_dst``/``all_val`` (listed messages), the
     compiled ``deliver_shared(pull)`` and ``deliver_combined``."""
 
-    def __init__(self, program, graph, rt, value, param_values):
+    def __init__(self, program, graph, rt, value, param_values, awake=None):
         t0 = time.perf_counter()
         self.program, self.graph, self.rt = program, graph, rt
         self.kernels = codegen.kernels_for(program)
@@ -258,6 +279,10 @@ class _Job:
         self.chunks = None  # this process's vertices in chunks (made on first need)
         self.next_chunk = np.zeros(1, dtype=np.int64)  # the next chunk to take
         self.rescan = False  # receivers were not listed: the next compute scans all
+        self.scan_first = awake is None  # superstep 0 computes every vertex
+        if awake is not None:
+            self._start_awake(awake)
+        self.pulled_last = False  # the last delivery ran pull-style
         self._warm_up()
         rt.prepare(self)
         self.setup_s = time.perf_counter() - t0
@@ -287,6 +312,19 @@ class _Job:
             return out
 
         return g.derived(("local_degree", offsets.tobytes()), build)
+
+    def _start_awake(self, awake):
+        """Only ``awake`` computes in superstep 0: every other own vertex starts halted,
+        and each part's candidate list holds its awake vertices, as if the superstep
+        before had left them so."""
+        state, cand = self.a["state"], self.a["candidates"]
+        state[slice(*self.own_range())] = HALTED
+        for p in self.rt.local_parts:
+            lo, hi = int(self.offsets[p]), int(self.offsets[p + 1])
+            mine = awake[(awake >= lo) & (awake < hi)]
+            state[mine] = ACTIVE
+            cand[lo : lo + mine.size] = mine
+            self.counter_rows[p, _C["candidates"]] = mine.size
 
     def ctx(self, p):
         lo, hi = int(self.offsets[p]), int(self.offsets[p + 1])
@@ -325,6 +363,7 @@ class _Job:
                 prog, k.deliver_combined, empty, False, False, 0, n, *dargs
             )
             none = np.zeros(0, dtype=np.int64)
+            none.flags.writeable = False  # like the chunks kept on the graph
             ip, ix, w = self.edge_arrays(False)  # the in-edges' types, not built yet
             self.pull_chunks = codegen.entry_point(
                 prog, k.pull_chunks, empty, False, ip, ix, w, none, self.next_chunk
@@ -344,6 +383,7 @@ class _Job:
         chunks = self.work_chunks()
         self.chunk_aggs = np.zeros((chunks.shape[0] - 1, self.nagg), dtype=np.float64)
         none = np.zeros(0, dtype=np.int64)
+        none.flags.writeable = False  # like the chunks kept on the graph
         self.dense_part = codegen.entry_point(
             prog,
             k.dense_part,
@@ -359,11 +399,16 @@ class _Job:
 
     def work_chunks(self):
         """This process's vertices in chunks balanced by in-edges (engine/schedule.py),
-        which threads take in turn in dense supersteps and pull delivery."""
+        which threads take in turn in dense supersteps and pull delivery; cut once per
+        (graph, range, threads) and kept on the graph, since cutting reads all of
+        ``indptr`` (milliseconds, as long as a BFS level)."""
         if self.chunks is None:
-            local = list(self.rt.local_parts)
-            lo, hi = int(self.offsets[local[0]]), int(self.offsets[local[-1] + 1])
-            self.chunks = chunk_cuts(self.edge_arrays(True)[0], lo, hi, len(local))
+            lo, hi = self.own_range()
+            threads = len(list(self.rt.local_parts))
+            in_ip = self.edge_arrays(True)[0]
+            self.chunks = self.graph.derived(
+                ("work_chunks", lo, hi, threads), lambda: chunk_cuts(in_ip, lo, hi, threads)
+            )
         return self.chunks
 
     def _compute(self, ss, dense):
@@ -371,7 +416,7 @@ class _Job:
         or every part's compute over its own range (all of it in superstep 0 and after
         a chunked pull, which lists no receivers)."""
         if not dense:
-            scan = ss == 0 or self.rescan
+            scan = (ss == 0 and self.scan_first) or self.rescan
             self.rescan = False
             return self.rt.run_parts(self.compute_part, lambda p: (self.ctx(p), scan))
         in_ip, in_ix, _ = self.edge_arrays(True)
@@ -419,6 +464,7 @@ class _Job:
         try:
             if session is not None:  # resume: the superstep and state of a checkpoint
                 ss, dense = session.restore()
+            rt.progress(f"superstep {ss} of {self.program.name}")
             while True:
                 if max_supersteps is not None and ss >= max_supersteps:
                     stopped_by = "limit"
@@ -435,7 +481,10 @@ class _Job:
                 pull = (
                     rt.pull_allowed
                     and (not self.part or self.mirrors_senders)
-                    and int(tot[_C["sender_edges"]]) > self.pull_share * m_stored
+                    and (
+                        int(tot[_C["sender_edges"]]) > self.pull_share * m_stored
+                        or self._keep_pulling(int(tot[_C["senders"]]))
+                    )
                 )
                 was_dense = dense
                 # every vertex awake, every edge carrying a broadcast (vertices without
@@ -448,6 +497,7 @@ class _Job:
                     and int(tot[_C["direct"]]) == 0
                 )
                 mode = "-" if messages == 0 else ("dense" if dense else "pull" if pull else "push")
+                self.pulled_last = mode == "pull"
                 deliver = []
                 if dense:
                     t1 = time.perf_counter()
@@ -468,6 +518,7 @@ class _Job:
                 row = self._stats(ss, tot, mode, comp, deliver, t2 - t0)
                 stats.supersteps.append(row)
                 ss += 1
+                rt.progress(f"superstep {ss} of {self.program.name}")
                 if show:
                     show.update(row)
                 if messages == 0 and tot[_C["awake"]] == 0:
@@ -481,6 +532,7 @@ class _Job:
                 if session is not None:  # state is complete here: superstep ss starts
                     session.superstep_done(ss, dense)
         finally:
+            rt.progress(None)
             if session is not None:
                 session.close()
             if show:
@@ -492,6 +544,19 @@ class _Job:
             aggregated=self.a["agg_value"].copy(),
             stats=stats,
             stopped_by=stopped_by,
+        )
+
+    def _keep_pulling(self, senders):
+        """Whether a pull that stops at the first sender (the "any" combiner: bottom-up
+        BFS) goes on although the senders' edges fell under the pull share: while the
+        senders are at least ``1 / PULL_KEEP_DIVISOR`` of the vertices (Beamer's
+        direction-optimising BFS: back to top-down once the frontier is under n / beta).
+        A pull over the unfinished receivers then still costs less than pushing along
+        the senders' edges, most of which lead to finished vertices."""
+        return (
+            self.pulled_last
+            and self.program.combiner == "any"
+            and senders * PULL_KEEP_DIVISOR >= self.graph.n
         )
 
     def _reduce_aggregators(self, rows=None):

@@ -18,6 +18,7 @@ from hpgraph.engine.contract import timed
 from hpgraph.errors import InvalidArgumentError, RuntimeErrorInJob
 from hpgraph.graph.partition import range_partition
 from hpgraph.runtimes.base import Runtime
+from hpgraph.runtimes.stall import stall_watch
 
 __all__ = ["LocalRuntime"]
 
@@ -27,10 +28,14 @@ class _LocalExchange:
     per superstep suffices: what is sent in superstep s is read right after barrier s,
     before any peer can write the same buffer again in s + 2."""
 
-    def __init__(self, peers):
+    def __init__(self, peers, watch=None):
         self.peers = peers
         self.local = range(peers)
-        self.barrier = threading.Barrier(peers)
+        self.barrier = threading.Barrier(peers, action=self._tick)
+        self.gate = threading.Barrier(peers)  # local_barrier's, not a superstep's end
+        self.watch = watch  # a StallWatch, told of every superstep
+        self.waiting = set()  # the peers at the barrier (for the stall report)
+        self.superstep = 0
         self.boxes = [[[[] for _ in range(peers)] for _ in range(peers)] for _ in range(2)]
 
     def post(self, parity, src, dst, payload):
@@ -39,6 +44,7 @@ class _LocalExchange:
     def sync(self, pid, parity):
         """(barrier seconds, communication seconds, [(sender, payload), ...])."""
         t0 = time.perf_counter()
+        self.waiting.add(pid)
         try:
             self.barrier.wait()
         except threading.BrokenBarrierError:
@@ -51,10 +57,26 @@ class _LocalExchange:
             box.clear()
         return t1 - t0, time.perf_counter() - t1, out
 
+    def _tick(self):
+        """Every peer is at the barrier (run by one of them before any goes on)."""
+        self.waiting.clear()
+        self.superstep += 1
+        if self.watch is not None:
+            self.watch.progress(self._report)
+
+    def abort(self):
+        """Stop every peer at its next barrier (one failed)."""
+        self.barrier.abort()
+        self.gate.abort()
+
+    def _report(self):
+        late = sorted(set(self.local) - self.waiting)
+        return f"superstep {self.superstep} of a peer-level program (peer(s) {late} not at its end)"
+
     def local_barrier(self):
         """Every peer (all share this process) waits here."""
         try:
-            self.barrier.wait()
+            self.gate.wait()
         except threading.BrokenBarrierError:
             raise PeerStopped("another peer failed; this peer stopped") from None
 
@@ -83,6 +105,11 @@ class LocalRuntime(Runtime):
     def partition(self, graph):
         return range_partition(graph, self.threads)
 
+    def progress(self, what):
+        watch = stall_watch()
+        if watch is not None:
+            watch.progress(what)
+
     def run_parts(self, fn, args_of_part):
         if self._pool is None:
             return [timed(fn, args_of_part(0))]
@@ -92,7 +119,10 @@ class LocalRuntime(Runtime):
     def run_bsp(self, program, args, peers=None, checkpoint=None):
         """One peer per part (thread); ``peers`` was fixed when this runtime was made."""
         n = self.num_parts
-        exchange = _LocalExchange(n)
+        watch = stall_watch()
+        exchange = _LocalExchange(n, watch)
+        if watch is not None:
+            watch.progress(exchange._report)
         peer_objs = make_peers(exchange, self, checkpoint)
         failures = {}
 
@@ -102,7 +132,7 @@ class LocalRuntime(Runtime):
             except BaseException as exc:  # stop the others at their next barrier
                 if not isinstance(exc, PeerStopped):
                     failures[p] = exc
-                exchange.barrier.abort()
+                exchange.abort()
                 raise
 
         t0 = time.perf_counter()
@@ -115,6 +145,8 @@ class LocalRuntime(Runtime):
             exc = failures[first]
             raise RuntimeErrorInJob(f"peer {first} failed: {type(exc).__name__}: {exc}") from exc
         finally:
+            if watch is not None:
+                watch.progress(None)
             close_peers(peer_objs)
         stats = merge_peer_stats([p.stats for p in peer_objs], self.name)
         stats.total_s = time.perf_counter() - t0
