@@ -8,7 +8,7 @@ import threading
 import numpy as np
 from numba import njit
 
-from hpgraph.algorithms.bmlpa.propagate import _BIG, _propagate
+from hpgraph.algorithms.bmlpa.propagate import _BIG, _big_row_max, _new_row_max, _propagate
 from hpgraph.algorithms.bmlpa.schedule import _class_runs, _clear_class, _mark_neighbours
 from hpgraph.algorithms.bmlpa.state import (
     _compact_state,
@@ -294,7 +294,10 @@ def _bmlpa_peer_semi(
     dirty = shared.dirty
     if keeper and counts_rule:
         shared.counts = _count_labels(lab, num_labels)
-    largest = int(np.diff(ptr).max()) if n else 0
+    # the big sets' largest coefficients, kept up to date from the messages: one pass
+    # over every vertex per class (in _propagate) would cost O(n) per class
+    if n and int(np.diff(ptr).max()) > _BIG:
+        _big_row_max(ptr[:-1], ptr[1:], coef, rowmax)
     used, live = shared.state[5], shared.state[6]  # the same on every peer, kept by each
     if counts_rule:
         old_min = np.zeros(num_labels, dtype=np.int32)
@@ -311,7 +314,7 @@ def _bmlpa_peer_semi(
             msg = _propagate(
                 indptr, indices, cur[0], cur[1], cur[3], cur[4], cur[0], cur[1], cur[3],
                 cur[4], dirty, crs, cre, b, cap, score, touched, rowmax, memo, memo_m,
-                largest > _BIG, False,
+                False, False,
             )  # fmt: skip
             _clear_class(dirty, crs, cre)
             # (arena entries past the end my sets need, change in live entries), from the
@@ -346,7 +349,7 @@ def _bmlpa_peer_semi(
                 relabelled += int(rel[0])
                 changed += int(ids.shape[0])
                 if ids.shape[0]:
-                    largest = max(largest, int(ccnt.max()))
+                    _new_row_max(ids, ccnt, ccoef, rowmax)
                     if shared.writer(q) == pid:
                         _write_sets(st[0], st[1], st[2], st[3], st[4], at, ids, ccnt, clab, ccoef)
                         _mark_neighbours(indptr, indices, ids, dirty)

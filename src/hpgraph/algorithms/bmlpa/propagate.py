@@ -100,6 +100,22 @@ def _big_row_max(beg, fin, coef, rowmax):
 
 
 @njit(**NUMBA_FLAGS)
+def _new_row_max(ids, ccnt, ccoef, rowmax):
+    """rowmax[v] for the new sets of ``ids`` (``ccnt`` entries each, concatenated in
+    ``ccoef``) that are big: what :func:`_big_row_max` would give after the patch, at the
+    cost of the changed big sets only."""
+    pos = 0
+    for k in range(ids.shape[0]):
+        m = ccnt[k]
+        if m > _BIG:
+            mx = 0.0
+            for q in range(pos, pos + m):
+                mx = max(mx, ccoef[q])
+            rowmax[ids[k]] = mx
+        pos += m
+
+
+@njit(**NUMBA_FLAGS)
 def _propagate(
     indptr,
     indices,
@@ -132,7 +148,10 @@ def _propagate(
     vertex in ``ids``); with ``full`` true, every vertex's new set in order (``counts``
     per vertex of the chunks), so that receivers build a fresh state instead of
     patching when most vertices change.
-    ``big``: some set of ``source`` has more than ``_BIG`` entries.
+    ``big``: some set of ``source`` has more than ``_BIG`` entries, so ``rowmax`` is
+    filled for them first (a pass over every vertex); false also when the caller keeps
+    ``rowmax`` up to date itself (the semi-synchronous program, whose calls each cover
+    one colour class: a pass over all vertices per class would cost O(n) per class).
 
     Three ways to sum the scores, all adding in the same order (neighbours in CSR order,
     each neighbour's labels ascending), so they give bit-identical sets: a degree-1 vertex
@@ -143,11 +162,12 @@ def _propagate(
     others use the dense ``score`` array (8 B per label) and the ``touched`` list. Nothing
     is allocated per vertex."""
     size = 0
-    entries = 0  # the vertices' sets now: about what their new ones take
+    entries = 0  # the active vertices' sets now: about what their new ones take
     for ci in range(starts.shape[0]):
         size += ends[ci] - starts[ci]
         for v in range(starts[ci], ends[ci]):
-            entries += fin[v] - beg[v]
+            if full or active[v]:
+                entries += fin[v] - beg[v]
     olab = np.empty(max(64, entries + entries // 4 + size), dtype=np.int32)  # grown by doubling
     ocoef = np.empty(olab.shape[0], dtype=np.float64)
     ids = np.empty(size, dtype=np.int32)
@@ -174,11 +194,10 @@ def _propagate(
     for ci in range(starts.shape[0]):
         for v in range(starts[ci], ends[ci]):
             nv += 1
-            a = indptr[v]
-            e = indptr[v + 1]
             # no neighbour differs from two supersteps ago, so neither does v; an isolated
             # vertex keeps its labels: either way, its set of the state before source
-            if not active[v] or a == e:
+            # (active first: a class's inactive vertices cost a byte each, not indptr's)
+            if not active[v] or indptr[v] == indptr[v + 1]:
                 if full:
                     m = pfin[v] - pbeg[v]
                     if out + m > olab.shape[0]:  # grow by doubling
@@ -188,6 +207,8 @@ def _propagate(
                     out += m
                     cnt[nv] = m
                 continue
+            a = indptr[v]
+            e = indptr[v + 1]
             gathered = 0
             for k in range(a, e):
                 u = indices[k]
