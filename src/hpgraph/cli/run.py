@@ -418,7 +418,8 @@ def _timing_rows(graph, result, elapsed, runtime=None):
         rows.append(("supersteps", fmt_count(result.meta["supersteps"])))
     run_s = elapsed - setup
     evps = (graph.n + graph.num_edges) / run_s if run_s > 0 else float("nan")
-    rows.append(("EVPS", f"{fmt_si(evps)}  (|V| + |E|) / (time - setup)"))
+    how = "(|V| + |E|) / (time - setup)" if setup > 0 else "(|V| + |E|) / time"
+    rows.append(("EVPS", f"{fmt_si(evps)}  {how}"))
     return rows
 
 
