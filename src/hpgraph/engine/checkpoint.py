@@ -41,6 +41,7 @@ __all__ = [
     "CheckpointWarning",
     "Faults",
     "complete_checkpoints",
+    "crc",
     "list_checkpoints",
     "save_job",
     "restore_job",
@@ -226,8 +227,9 @@ def _verify(folder: Path, files: dict, prefix: str) -> str | None:
 
 
 # ---------------------------------------------------------------- what a job saves
-def _crc(*arrays) -> int:
-    """A cheap hash of (samples of) arrays: whole when small, else 2^20 evenly spaced."""
+def crc(*arrays) -> int:
+    """A cheap hash of (samples of) arrays: whole when small, else 2^20 evenly spaced
+    (a fingerprint's graph and inputs)."""
     crc = 0
     for a in arrays:
         a = np.asarray(a)
@@ -246,7 +248,7 @@ def _fingerprint(job) -> dict:
     rows = [g.indptr[lo : hi + 1], g.indices[a:b]]
     if g.weights is not None:
         rows.append(g.weights[a:b])
-    mine = np.array([_crc(r) for r in rows] + [b - a], dtype=np.float64)
+    mine = np.array([crc(r) for r in rows] + [b - a], dtype=np.float64)
     tot = rt.allreduce(mine)
     parts = job.partition.parts
     return {
@@ -257,7 +259,7 @@ def _fingerprint(job) -> dict:
         "graph": "-".join(f"{int(x):x}" for x in tot[:-1]),
         "processes": parts // len(list(rt.local_parts)),
         "parts": parts,
-        "offsets": f"{_crc(job.offsets):08x}",
+        "offsets": f"{crc(job.offsets):08x}",
     }
 
 

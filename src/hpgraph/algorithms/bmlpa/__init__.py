@@ -97,6 +97,7 @@ from hpgraph.algorithms.bmlpa.schedule import greedy_colouring
 from hpgraph.algorithms.bmlpa.state import _gather_rows
 from hpgraph.config import BMLPA_SYNC_TOLERANCE, BMLPA_TOLERANCE, DEFAULT_THREADS
 from hpgraph.engine.bsp import run_bsp
+from hpgraph.engine.checkpoint import crc
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.generators._rng import check_seed
 from hpgraph.graph.views import locality_view, simple_view
@@ -210,6 +211,7 @@ def bmlpa(
     threads: int | None = None,
     runtime=None,
     progress=False,
+    checkpoint=None,
 ) -> BMLPAResult:
     """Overlapping communities of ``graph`` by BMLPA (see the module docstring).
 
@@ -228,13 +230,18 @@ def bmlpa(
     the paper's label-count rule. ``max_iterations`` bounds both. ``seed`` breaks degree
     ties in the rough cores. ``threads`` peers on the local runtime, or
     ``runtime="mpi"``. ``progress=True`` shows a live line per iteration, or pass a
-    function ``progress(iteration, changed_vertices, label_entries)``.
+    function ``progress(iteration, changed_vertices, label_entries)``. ``checkpoint``
+    (a :class:`~hpgraph.engine.checkpoint.Checkpoints`, semi-sync only) writes the
+    propagation's state every ``every`` sweeps and resumes from it, bit for bit
+    (docs/checkpoints.md).
     """
     check_graph(graph)
     b = _check(b, p, max_labels, max_iterations, threads)
     if update not in UPDATES:
         raise InvalidArgumentError(f"update must be one of {', '.join(UPDATES)}; got {update!r}")
     tolerance = _check_stop(stop, tolerance, update)
+    if checkpoint is not None and update != "semi-sync":
+        raise InvalidArgumentError("BMLPA checkpoints need update='semi-sync' (the default)")
     seed = check_seed(seed)
     t0 = time.perf_counter()
     indptr, indices = simple_view(graph)
@@ -251,6 +258,14 @@ def bmlpa(
     if n and max_iterations:
         step = "sweep" if update == "semi-sync" else "superstep"
         show = _Show(progress, n, step) if progress else None
+        start = _in_order(ptr, lab, coef, order)
+        fingerprint = None
+        if checkpoint is not None:  # the graph, the initial labels and the parameters
+            fingerprint = {
+                "n": n, "edges": int(lix.shape[0]), "graph": crc(lip, lix), "labels": crc(*start),
+                "b": float(b).hex(), "max_labels": max_labels or 0, "stop": stop,
+                "tolerance": repr(tolerance), "max_iterations": max_iterations,
+            }  # fmt: skip
         try:
             res = run_bsp(
                 _bmlpa_peer_semi if update == "semi-sync" else _bmlpa_peer,
@@ -258,7 +273,7 @@ def bmlpa(
                 args=(
                     lip,
                     lix,
-                    _in_order(ptr, lab, coef, order),
+                    start,
                     num_labels,
                     b,
                     max_labels or 0,
@@ -266,8 +281,10 @@ def bmlpa(
                     tolerance,
                     show,
                     *extra,
-                ),
+                ),  # fmt: skip
                 runtime=runtime,
+                checkpoint=checkpoint,
+                fingerprint=fingerprint,
             )
         except BaseException:
             if show is not None:

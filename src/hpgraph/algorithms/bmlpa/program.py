@@ -235,20 +235,37 @@ class SharedState:
         self._keeper = None
         self._members = set()  # complete once every peer has passed its first barrier
 
-    def join(self, pid, build, n):
-        """Whether peer ``pid`` keeps the state (``build()`` makes it, once, and the dirty
-        flags of ``n`` vertices)."""
+    def join(self, pid, build):
+        """Whether peer ``pid`` keeps the state (``build()`` makes it, once: the state,
+        the dirty flags and the counts rule's label counts or None)."""
         with self._lock:
             self._members.add(pid)
             if self._keeper is None:
-                self.state = build()
-                self.dirty = np.ones(n, dtype=np.bool_)
+                self.state, self.dirty, self.counts = build()
                 self._keeper = pid
             return self._keeper == pid
+
+    def saved(self, used, live) -> dict:
+        """What a checkpoint keeps of it (engine/peer_checkpoint.py) between two sweeps:
+        the arena, its ``used`` and ``live`` entries (every peer's own count: the
+        keeper may not have stored them yet), the dirty flags, the label counts."""
+        out = dict(zip(_ARENA, self.state[:5], strict=True))
+        out.update(used=used, live=live, dirty=self.dirty, counts=self.counts)
+        return out
 
     def writer(self, q):
         """The peer that writes peer ``q``'s new sets into this state."""
         return q if q in self._members else self._keeper
+
+
+#: the arrays of a label state, by name (state.py: ``_compact_state``)
+_ARENA = ("beg", "fin", "room", "lab", "coef")
+
+
+def _restored(saved: dict):
+    """(state, dirty, counts) from :meth:`SharedState.saved`."""
+    state = [saved[k] for k in _ARENA] + [int(saved["used"]), int(saved["live"])]
+    return state, saved["dirty"], saved["counts"]
 
 
 def _bmlpa_peer_semi(
@@ -288,23 +305,39 @@ def _bmlpa_peer_semi(
     memo = np.full(n, -1, dtype=np.int64)
     memo_m = np.empty(n, dtype=np.int32)
     counts_rule = tolerance is None
-    keeper = shared.join(pid, lambda: _compact_state(np.diff(ptr), lab.copy(), coef.copy()), n)
+    saved = peer.resumed  # a checkpoint's values at the top of a sweep, or None
+
+    def build():
+        if saved is not None:
+            return _restored(peer.resumed_shared)
+        counts = _count_labels(lab, num_labels) if counts_rule else None
+        fresh = _compact_state(np.diff(ptr), lab.copy(), coef.copy())
+        return fresh, np.ones(n, dtype=np.bool_), counts
+
+    keeper = shared.join(pid, build)
     # shared: a peer reads and clears only its own vertices' flags, before the exchange;
     # the writer of a peer's sets marks their neighbours, after it
     dirty = shared.dirty
-    if keeper and counts_rule:
-        shared.counts = _count_labels(lab, num_labels)
     # the big sets' largest coefficients, kept up to date from the messages: one pass
     # over every vertex per class (in _propagate) would cost O(n) per class
-    if n and int(np.diff(ptr).max()) > _BIG:
-        _big_row_max(ptr[:-1], ptr[1:], coef, rowmax)
-    used, live = shared.state[5], shared.state[6]  # the same on every peer, kept by each
-    if counts_rule:
-        old_min = np.zeros(num_labels, dtype=np.int32)
-        peer.sync()  # the counts exist before anyone reads them
+    st = shared.state
+    if n and int((st[1] - st[0]).max()) > _BIG:
+        _big_row_max(st[0], st[1], st[4], rowmax)
+    used, live = st[5], st[6]  # the same on every peer, kept by each
+    del st
+    old_min = np.zeros(num_labels, dtype=np.int32) if counts_rule else None
     changed_per_step, relabelled_per_step, active_per_step = [], [], []
+    start = 0
+    if saved is not None:
+        start, old_min = saved["sweep"], saved["old_min"]
+        changed_per_step, relabelled_per_step, active_per_step = saved["steps"]
     stopped = "max_iterations"
-    for it in range(max_iterations):
+    first = pid == peer.local_peers[0]
+    for it in range(start, max_iterations):
+        # a sweep starts from the shared state and these values alone: a resume starts here
+        mine_now = {"sweep": it, "old_min": old_min,
+                    "steps": (changed_per_step, relabelled_per_step, active_per_step)}  # fmt: skip
+        peer.checkpoint(mine_now, shared.saved(used, live) if first else None)
         changed = relabelled = active = 0
         cnt_start = shared.counts
         for c in range(k):

@@ -120,5 +120,6 @@ BMLPA = Algorithm(
     api_only=("p",),  # the paper's name for b
     report=_report_bmlpa,
     columns=("vertex", "community", "belonging"),
+    checkpoints=True,  # semi-sync sweeps (the default update)
     whole_graph=True,
 )
