@@ -26,7 +26,7 @@ from hpgraph.io._ids import (
     strings_from_sorted,
 )
 
-__all__ = ["Combine", "chunk_ids", "joined_strings"]
+__all__ = ["Combine", "chunk_ids"]
 
 
 class Combine:
@@ -57,7 +57,7 @@ def chunk_ids(src: list, dst: list, ints: bool, combine: Combine | None = None):
     ``ints``, else arrow string arrays), emptied as they are numbered."""
     combine = combine or Combine()
     if not ints:
-        s, d = joined_strings(src), joined_strings(dst)
+        s, d = _strings(src), _strings(dst)
         local = sorted_unique_strings([s, d]) if len(s) else pa.array([], pa.large_string())
         return strings_from_sorted(s, d, combine.union(local))
     for chunks in (src, dst):
@@ -96,7 +96,7 @@ def chunk_ids(src: list, dst: list, ints: bool, combine: Combine | None = None):
     return out[0], out[1], ids, n
 
 
-def joined_strings(chunks):
+def _strings(chunks):
     """One large_string array of per-chunk string columns (emptied)."""
     if not chunks:
         return pa.array([], pa.large_string())

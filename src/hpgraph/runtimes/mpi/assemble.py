@@ -12,7 +12,7 @@ from hpgraph.config import NUMBA_FLAGS
 from hpgraph.graph.build import sort_rows
 from hpgraph.graph.csr import index_dtype
 from hpgraph.graph.partition import range_cuts
-from hpgraph.io.chunk_ids import Combine, chunk_ids, joined_strings
+from hpgraph.io.chunk_ids import Combine, chunk_ids
 from hpgraph.runtimes.mpi.buffers import RowTypes, allgatherv, alltoallv
 from hpgraph.runtimes.mpi.dictionary import string_ids
 
@@ -52,7 +52,6 @@ def renumber(comm, MPI, columns, ints):
     columns.clear()
     if ints:
         return chunk_ids(src, dst, ints, _Ranks(comm, MPI))
-    src, dst = joined_strings(src), joined_strings(dst)
     return string_ids(comm, MPI, src, dst)
 
 

@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from hpgraph.graph.csr import index_dtype
-from hpgraph.io._ids import sorted_unique_strings
+from hpgraph.io._ids import _chunks, sorted_unique_strings
 from hpgraph.runtimes.mpi.buffers import RowTypes, allgatherv, alltoallv
 
 __all__ = ["SAMPLES", "string_ids", "gather_names"]
@@ -49,11 +49,14 @@ ROW = 8
 
 
 def string_ids(comm, MPI, src, dst):
-    """``(src, dst, slice, n)``: this rank's endpoints ``src`` and ``dst`` (arrow
-    large_string arrays) numbered in the whole dictionary (the narrowest index type),
-    this rank's slice of the dictionary (sorted distinct strings, arrow; the slices in
-    rank order are the whole dictionary) and the dictionary's size. Collective."""
-    local = sorted_unique_strings([src, dst]) if len(src) else _empty()
+    """``(src, dst, slice, n)``: this rank's endpoints ``src`` and ``dst`` (lists of
+    arrow string arrays or chunked arrays, emptied: each chunk is freed once numbered)
+    numbered in the whole dictionary (one array each, the narrowest index type), this
+    rank's slice of the dictionary (sorted distinct strings, arrow; the slices in rank
+    order are the whole dictionary) and the dictionary's size. Collective."""
+    src, dst = _large(src), _large(dst)
+    edges = sum(len(c) for c in src)
+    local = sorted_unique_strings(src + dst) if edges else _empty()
     cuts = _cuts(local, _splitters(comm, local, comm.Get_size()))
     lengths, packed, rows = _packed(local, cuts)
     sent = np.stack([np.diff(cuts), rows], axis=1)  # strings, rows of bytes per owner
@@ -75,10 +78,8 @@ def string_ids(comm, MPI, src, dst):
     finally:
         types.free()
     del answers
-    idt = index_dtype(n)
-    numbers = numbers.astype(idt)
-    s = numbers[_positions(src, local, np.int32)] if len(src) else np.empty(0, idt)
-    d = numbers[_positions(dst, local, np.int32)] if len(dst) else np.empty(0, idt)
+    numbers = numbers.astype(index_dtype(n))
+    s, d = _numbered(src, local, numbers, edges), _numbered(dst, local, numbers, edges)
     return s, d, mine, n
 
 
@@ -100,6 +101,27 @@ def gather_names(comm, MPI, mine) -> np.ndarray:
 
 def _empty():
     return pa.array([], pa.large_string())
+
+
+def _large(chunks) -> list:
+    """The arrays of ``chunks`` (arrow string arrays or chunked arrays, emptied one by
+    one) as large_string arrays."""
+    out = []
+    while chunks:
+        out += _chunks(chunks.pop(0).cast(pa.large_string()))
+    return out
+
+
+def _numbered(chunks, local, numbers, total) -> np.ndarray:
+    """The numbers of the strings of ``chunks`` (emptied, each freed once numbered) as
+    one array: ``numbers[i]`` is the number of ``local[i]``."""
+    out = np.empty(total, dtype=numbers.dtype)
+    at = 0
+    while chunks:
+        c = chunks.pop(0)
+        out[at : at + len(c)] = numbers[_positions(c, local, np.int32)]
+        at += len(c)
+    return out
 
 
 def _splitters(comm, local, size) -> list[str]:
