@@ -33,7 +33,6 @@ superstep faults act when a peer's superstep is about to start (after ``sync()``
 from __future__ import annotations
 
 import pickle
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -62,11 +61,12 @@ def _split(values: dict | None) -> tuple[dict, dict]:
     return arrays, other
 
 
-def _write_unit(folder: Path, values: dict | None, extra: dict) -> None:
-    """``values`` into ``folder``: arrays as ``.npy``, the rest and ``extra`` pickled."""
+def _write_unit(folder: Path, values: dict | None, extra: dict, threads: int) -> None:
+    """``values`` into ``folder``: arrays as ``.npy`` (on ``threads`` threads), the rest
+    and ``extra`` pickled."""
     arrays, other = _split(values)
     blob = pickle.dumps({"values": other, **extra}, protocol=pickle.HIGHEST_PROTOCOL)
-    _write_arrays(folder, arrays, blobs={_OBJECTS: blob})
+    _write_arrays(folder, arrays, threads, blobs={_OBJECTS: blob})
 
 
 def _read_unit(folder: Path, unit: str, files: dict) -> tuple[dict, dict]:
@@ -149,13 +149,13 @@ class PeerCheckpoints:
         self.x.local_barrier()  # written: the peers may change their state again
 
     def _save(self, folder: Path) -> None:
-        jobs = [(folder / f"peer-{p}", st, {"inbox": inbox})
-                for p, (st, inbox, _) in sorted(self._slots.items())]  # fmt: skip
+        """Every local peer's unit, then the process's shared one, each array on a
+        thread of its own (up to one per local peer: they wait meanwhile)."""
+        threads = len(self.local)
+        for p, (st, inbox, _) in sorted(self._slots.items()):
+            _write_unit(folder / f"peer-{p}", st, {"inbox": inbox}, threads)
         shared = self._slots[self.local[0]][2]
-        jobs.append((folder / f"rank-{self.rank}", shared, {"given": shared is not None}))
-        with ThreadPoolExecutor(min(len(jobs), len(self.local))) as pool:
-            for f in [pool.submit(_write_unit, *job) for job in jobs]:
-                f.result()
+        _write_unit(folder / f"rank-{self.rank}", shared, {"given": shared is not None}, threads)
 
     def superstep(self, peer) -> None:
         """Superstep ``peer.superstep`` is about to start: the fault injector acts."""
