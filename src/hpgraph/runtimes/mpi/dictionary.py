@@ -7,9 +7,10 @@ one-process reader's (:func:`hpgraph.io._ids.sorted_unique_strings`), so the gra
 the same bit for bit. It is found by a sample sort:
 
 1. **Splitters.** Each rank sorts its distinct strings and offers up to
-   :data:`SAMPLES` x P of them, evenly spaced; the ranks gather the samples (an
-   ``allgather`` of a few strings) and cut them into P ranges: rank r *owns* the
-   strings from splitter r - 1 up to splitter r.
+   :data:`SAMPLES` x P of them, evenly spaced (fewer where P x that would pass
+   :data:`SAMPLES_CAP`); the ranks gather the samples (an ``allgather`` of a few
+   strings) and cut them into P ranges: rank r *owns* the strings from splitter r - 1
+   up to splitter r.
 2. **To the owners.** A rank's strings in one owner's range are a run of its sorted
    distinct strings; each run goes to its owner (an ``Alltoallv`` of their lengths and
    one of their bytes).
@@ -39,10 +40,13 @@ from hpgraph.graph.csr import index_dtype
 from hpgraph.io._ids import _chunks, sorted_unique_strings
 from hpgraph.runtimes.mpi.buffers import RowTypes, allgatherv, alltoallv
 
-__all__ = ["SAMPLES", "string_ids", "gather_names"]
+__all__ = ["SAMPLES", "SAMPLES_CAP", "string_ids", "gather_names"]
 
 #: Samples a rank offers per rank for the splitters (more: ranges closer in size).
 SAMPLES = 16
+
+#: Samples of all ranks together at most (but at least :data:`SAMPLES` per rank).
+SAMPLES_CAP = 1 << 18
 
 #: Bytes of strings per row of an exchange (counts are rows).
 ROW = 8
@@ -127,7 +131,7 @@ def _numbered(chunks, local, numbers, total) -> np.ndarray:
 def _splitters(comm, local, size) -> list[str]:
     """The P - 1 strings that cut the dictionary into the ranks' ranges, from every
     rank's evenly spaced samples of its sorted distinct strings ``local``."""
-    picks = min(len(local), SAMPLES * size)
+    picks = min(len(local), max(SAMPLES, min(SAMPLES * size, SAMPLES_CAP // size)))
     at = np.arange(picks, dtype=np.int64) * len(local) // max(picks, 1)
     mine = local.take(pa.array(at)).to_pylist()
     every = sorted(s for part in comm.allgather(mine) for s in part)  # code-point order
