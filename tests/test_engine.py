@@ -230,6 +230,31 @@ def test_finished_vertices_get_no_messages(threads):
     np.testing.assert_array_equal(res.values[~even], cnt[~even])
 
 
+def _stamp(ctx, v):
+    if ctx.superstep == 0:
+        ctx.value[v] = 100.0 + v
+        ctx.send_to_all(v, 1.0)
+    else:
+        ctx.value[v] = ctx.message(v)
+    ctx.vote_to_halt(v)
+
+
+def test_awake_computes_only_the_listed_vertices_first(threads):
+    """run(..., awake=ids): superstep 0 computes the listed vertices alone; the others
+    keep their initial value until a message wakes them."""
+    prog = vertex_program(_stamp, combiner="sum", initial=-1.0)
+    g = make_shape("random", True, False)
+    awake = np.array([0, g.n // 2, g.n - 1])
+    res = run(prog, g, awake=awake, threads=threads)
+    cnt, _ = _in_sums(g, np.isin(np.arange(g.n), awake))
+    want = np.where(cnt > 0, cnt, -1.0)
+    want[awake] = np.where(cnt[awake] > 0, cnt[awake], 100.0 + awake)
+    np.testing.assert_array_equal(res.values, want)
+    assert res.stats.supersteps[0].active == awake.size
+    with pytest.raises(InvalidArgumentError, match="awake"):
+        run(prog, g, awake=[g.n])
+
+
 def test_empty_graph_runs_no_superstep_work():
     res = run(AGG, Graph.from_edges([], [], n=0))
     assert res.values.shape == (0,) and res.supersteps == 1

@@ -55,6 +55,7 @@ def bfs(graph, source, *, threads=None, runtime=None, progress=False, checkpoint
         BFS,
         graph,
         params={"source": s},
+        awake=[s],  # superstep 0 computes the source alone, not every vertex
         threads=threads,
         runtime=runtime,
         progress=progress,
