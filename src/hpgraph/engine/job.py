@@ -283,6 +283,8 @@ class _Job:
         if awake is not None:
             self._start_awake(awake)
         self.pulled_last = False  # the last delivery ran pull-style
+        self.bits = None  # the senders' bitmap of a pull (made on first need)
+        self.no_bits = np.zeros(0, dtype=np.uint64)  # a pull that reads no bitmap
         self._warm_up()
         rt.prepare(self)
         self.setup_s = time.perf_counter() - t0
@@ -366,8 +368,9 @@ class _Job:
             none.flags.writeable = False  # like the chunks kept on the graph
             ip, ix, w = self.edge_arrays(False)  # the in-edges' types, not built yet
             self.pull_chunks = codegen.entry_point(
-                prog, k.pull_chunks, empty, False, ip, ix, w, none, self.next_chunk
+                prog, k.pull_chunks, empty, False, ip, ix, w, none, self.next_chunk, self.no_bits
             )
+            self.mark_senders = codegen.entry_point(prog, k.mark_senders, empty, self.no_bits)
         if self.dense_ok:
             self._prepare_dense(empty)
         else:
@@ -588,7 +591,8 @@ class _Job:
             everyone = prog.edge_message is None and int(sender_counts.sum()) == n
             if pull and int(self.counters()[:, _C["direct"]].sum()) == 0:
                 # threads take chunks of receivers in turn (no direct sends to merge)
-                args = (everyone, *edge[1:4], self.work_chunks(), self.next_chunk)
+                bits = self.no_bits if everyone else self._sender_bits()
+                args = (everyone, *edge[1:4], self.work_chunks(), self.next_chunk, bits)
                 self.next_chunk[0] = 0
                 self.rescan = True
                 return rt.run_parts(self.pull_chunks, lambda p: (self.ctx(p), *args))
@@ -605,6 +609,16 @@ class _Job:
         self.a["msg_ptr"][-1] = bases[-1]
         filled = rt.run_parts(self.deliver_listed, lambda p: (self.ctx(p), int(bases[p]), *edge))
         return [(None, a + b) for (_, a), (_, b) in zip(counted, filled, strict=True)]
+
+    def _sender_bits(self):
+        """The senders of this superstep as a bitmap (a bit per vertex), which a pull
+        tests for each in-edge it walks (``mark_senders``)."""
+        if self.bits is None:
+            self.bits = np.zeros((self.graph.n + 63) // 64, dtype=np.uint64)
+        else:
+            self.bits[:] = 0
+        self.rt.run_parts(self.mark_senders, lambda p: (self.ctx(p), self.bits))
+        return self.bits
 
     def _stats(self, ss, tot, mode, comp, deliver, wall):
         parts = len(comp)

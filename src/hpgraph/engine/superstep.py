@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from hpgraph.config import NUMBA_FLAGS
-from hpgraph.engine.atomics import fetch_add
+from hpgraph.engine.atomics import compare_and_swap, fetch_add
 from hpgraph.engine.context import (
     ACTIVE,
     AGG_MIN,
@@ -50,6 +50,7 @@ __all__ = [
     "mark_listed",
     "deliver_combined",
     "pull_chunks",
+    "mark_senders",
     "deliver_listed",
 ]
 
@@ -60,6 +61,8 @@ _edge_message = None  # edge_message(m, weight) -> message
 _EARLY_EXIT = False  # the combiner keeps the first message: pull may stop at it
 _HAS_IDENTITY = False  # a built-in combiner on scalars, whose neutral element is:
 _IDENTITY = 0
+
+_NO_BITS = np.zeros(0, dtype=np.uint64)  # pull without a sender bitmap: read the flags
 
 # counters columns (see context.COUNTERS)
 _COMPUTED, _AWAKE, _SENDERS, _SENDER_EDGES, _LOCAL, _REMOTE, _DIRECT, _CANDIDATES = range(8)
@@ -254,14 +257,43 @@ def _receive(inbox, has_msg, state, nxt, lo, d, m, ncand):
 
 
 @njit(**NUMBA_FLAGS, inline="always")
-def _pull(ctx, lo, hi, everyone, src_lo, src_hi, in_indptr, in_indices, in_weights, ncand):
+def _sent(bits, u):
+    """Whether vertex u's bit is set in ``bits`` (one bit per vertex, 64 to a word)."""
+    return (bits[u >> np.uint64(6)] >> (u & np.uint64(63))) & np.uint64(1) != 0
+
+
+@njit(**NUMBA_FLAGS)
+def mark_senders(ctx, bits):
+    """Set the bits of this part's senders in ``bits`` (zeroed by the caller), the
+    frontier that a pull tests for every in-edge: n / 8 bytes, which stay in cache where
+    the ``sending`` flags (a byte per vertex) would not (GAP's bitmap frontier). A word
+    that holds vertices of another part is set atomically."""
+    lo, hi = ctx.lo, ctx.hi
+    senders = ctx.senders
+    for i in range(lo, lo + ctx.counters[_SENDERS]):
+        u = senders[i]
+        w = u >> 6
+        bit = np.uint64(1) << np.uint64(u & 63)
+        if w * 64 >= lo and w * 64 + 64 <= hi:
+            bits[w] |= bit
+        else:
+            while True:
+                old = bits[w]
+                if compare_and_swap(bits, w, old, old | bit) == old:
+                    break
+
+
+@njit(**NUMBA_FLAGS, inline="always")
+def _pull(ctx, lo, hi, everyone, src_lo, src_hi, in_indptr, in_indices, in_weights, ncand, bits):
     """Pull delivery for the receivers [lo, hi): each walks its in-row (only the slice
     from senders in [src_lo, src_hi)) and combines the senders' values; receivers that
-    were not awake are listed from nxt[lo] on. Returns the list's new length."""
+    were not awake are listed from nxt[lo] on. Returns the list's new length. Senders
+    are told by ``bits`` (``mark_senders``) when it is not empty, else by their flags."""
     state, sending, outbox = ctx.state, ctx.sending, ctx.outbox
     inbox, has_msg, nxt = ctx.inbox, ctx.has_msg, ctx.next_candidates
     weighted = in_weights.shape[0] > 0
     sliced = src_lo > 0 or src_hi < ctx.num_vertices
+    use_bits = bits.shape[0] > 0
     for d in range(lo, hi):
         if state[d] == FINISHED:
             continue
@@ -280,12 +312,15 @@ def _pull(ctx, lo, hi, everyone, src_lo, src_hi, in_indptr, in_indices, in_weigh
         acc = inbox[d]
         for k in range(k0, k1):
             u = np.uintp(in_indices[k])
-            m = outbox[u]
-            if not everyone:  # (when every vertex broadcast, skip the flag lookup)
+            if everyone:  # (when every vertex broadcast, skip the sender test)
+                m = outbox[u]
+            else:
+                if use_bits and not _sent(bits, u):
+                    continue
                 kind = sending[u]
                 if kind == SEND_NONE:
                     continue
-                m = _along(m, kind, in_weights, k, weighted)
+                m = _along(outbox[u], kind, in_weights, k, weighted)
             if got:
                 acc = _combine(acc, m)
             else:
@@ -334,7 +369,17 @@ def deliver_combined(
     ncand = ctx.counters[_CANDIDATES]
     if pull:
         ncand = _pull(
-            ctx, lo, hi, everyone, src_lo, src_hi, in_indptr, in_indices, in_weights, ncand
+            ctx,
+            lo,
+            hi,
+            everyone,
+            src_lo,
+            src_hi,
+            in_indptr,
+            in_indices,
+            in_weights,
+            ncand,
+            _NO_BITS,
         )
     else:
         indptr, indices, weights, senders = ctx.indptr, ctx.indices, ctx.weights, ctx.senders
@@ -363,17 +408,19 @@ def deliver_combined(
 
 
 @njit(**NUMBA_FLAGS)
-def pull_chunks(ctx, everyone, in_indptr, in_indices, in_weights, chunks, next_chunk):
+def pull_chunks(ctx, everyone, in_indptr, in_indices, in_weights, chunks, next_chunk, bits):
     """Pull delivery on shared memory for the chunks [chunks[i], chunks[i+1]) this
-    thread takes (``fetch_add`` on ``next_chunk[0]``) until none is left. Receivers are
-    listed per chunk, not per part, so the next superstep's compute scans every vertex
-    (as it does after any pull that wakes many); direct sends go the static way."""
+    thread takes (``fetch_add`` on ``next_chunk[0]``) until none is left, senders told
+    by ``bits`` (``mark_senders``; empty when every vertex sent). Receivers are listed
+    per chunk, not per part, so the next superstep's compute scans every vertex (as it
+    does after any pull that wakes many); direct sends go the static way."""
     n = ctx.num_vertices
     while True:
         i = fetch_add(next_chunk, 0, 1)
         if i >= chunks.shape[0] - 1:
             break
-        _pull(ctx, chunks[i], chunks[i + 1], everyone, 0, n, in_indptr, in_indices, in_weights, 0)
+        lo, hi = chunks[i], chunks[i + 1]
+        _pull(ctx, lo, hi, everyone, 0, n, in_indptr, in_indices, in_weights, 0, bits)
 
 
 # ---------------------------------------------------------------- listed messages
