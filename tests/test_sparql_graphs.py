@@ -56,9 +56,9 @@ class _Oxigraph:
     ``use_default_graph_as_union`` matches every quad, so a triple in two graphs comes
     twice, where the merge SPARQL defines (and hpgraph's union option gives) has it once."""
 
-    def __init__(self, text):
+    def __init__(self, text, fmt=pyoxigraph.RdfFormat.N_QUADS):
         self.plain = pyoxigraph.Store()
-        self.plain.load(text.encode("utf-8"), format=pyoxigraph.RdfFormat.N_QUADS)
+        self.plain.load(text.encode("utf-8"), format=fmt)
         quads = list(self.plain)  # the same blank nodes in both stores
         self.merged = pyoxigraph.Store()
         self.merged.extend(
@@ -259,6 +259,95 @@ def test_version_1_store_opens_and_a_newer_one_is_refused(tmp_path):
     with pytest.raises(GraphFormatError, match="found version 99") as info:
         Store.open(path)
     assert "\n" not in str(info.value)
+
+
+def _trig(lines):
+    """The N-Quads lines of :func:`_quads` as TriG: the default graph's triples at the top
+    level, each named graph's in its block (``GRAPH`` spelled for one of them)."""
+    graphs = collections.defaultdict(list)
+    for line in lines:
+        terms = line.split()[:-1]  # no term of _quads holds a space
+        graphs[terms[3] if len(terms) == 4 else None].append(" ".join(terms[:3]) + " .")
+    out = graphs.pop(None, [])
+    for i, (g, triples) in enumerate(graphs.items()):
+        out.append(("GRAPH " if i == 0 else "") + g + " {")
+        out += ["  " + t for t in triples]
+        out.append("}")
+    return "\n".join(out) + "\n"
+
+
+@pytest.fixture(scope="module", params=[0, 1], ids=lambda s: f"seed{s}")
+def trig_stores(request, tmp_path_factory):
+    """The quads of ``stores`` read from TriG, by hpgraph and by pyoxigraph; the N-Quads
+    store beside them."""
+    lines = _quads(request.param)
+    folder = tmp_path_factory.mktemp("trig")
+    path = folder / "d.trig"
+    path.write_text(_trig(lines), encoding="utf-8")
+    nquads = _load(folder, lines)[0]
+    return Store.load(path), _Oxigraph(path.read_text(), pyoxigraph.RdfFormat.TRIG), nquads
+
+
+def _quad_bag(store):
+    """The quads of a store as a multiset, blank nodes all alike (rdflib's TriG parser
+    renames them)."""
+    return collections.Counter(tuple(map(_norm, q)) for q in _quad_set(store))
+
+
+def test_trig_keeps_the_quads_of_nquads(trig_stores):
+    store, ox, nquads = trig_stores
+    assert _quad_bag(store) == _quad_bag(nquads)
+    assert len(store) == len(ox.plain) and len(store.named) == len(GRAPHS)
+    assert len(store.default) == len(nquads.default)
+
+
+@pytest.mark.parametrize("union", [False, True], ids=["default", "union"])
+@pytest.mark.parametrize("name", sorted(GRAPH_QUERIES))
+def test_trig_queries_match_pyoxigraph(trig_stores, name, union):
+    store, ox, _ = trig_stores
+    text = PREFIX + GRAPH_QUERIES[name]
+    assert _our_rows(store, text, union) == _ox_rows(ox, text, union, distinct=name in MERGES)
+
+
+@pytest.mark.parametrize(
+    "name,text,line",
+    [
+        (
+            "bad.trig",
+            f"<{EX}g> {{ <{EX}a> <{EX}p> <{EX}b> .\n <{EX}a> <{EX}p> <{EX}b> <{EX}c> }}\n",
+            2,
+        ),
+        ("bad.trig", f"<{EX}a> <{EX}p> <{EX}b> .\n\n<{EX}g> {{ <{EX}a> <{EX}p> }}\n", 3),
+        ("bad.ttl", f"<{EX}a> <{EX}p> <{EX}b> .\n<{EX}a> <{EX}p> .\n", 2),
+    ],
+    ids=["trig_extra_term", "trig_no_object", "turtle"],
+)
+def test_malformed_trig_and_turtle_name_file_and_line(tmp_path, name, text, line):
+    from hpgraph.cli.main import cli
+
+    bad = tmp_path / name
+    bad.write_text(text, encoding="utf-8")
+    kind = "TriG" if name.endswith(".trig") else "Turtle"
+    with pytest.raises(GraphFormatError, match=rf"{name}:{line}: malformed {kind}: ") as info:
+        Store.load(bad)
+    assert "\n" not in str(info.value)
+    r = CliRunner().invoke(cli, ["rdf", "load", str(bad), "-o", str(tmp_path / "s")])
+    assert r.exit_code == 2 and f"{name}:{line}: malformed {kind}" in r.output
+    assert len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output
+    assert not (tmp_path / "s").exists()
+
+
+def test_cli_loads_trig_with_its_graphs(trig_stores, tmp_path):
+    from hpgraph.cli.main import cli
+
+    store, ox, _ = trig_stores
+    path = tmp_path / "d.trig"
+    path.write_text(_trig(_quads(0)), encoding="utf-8")
+    r = CliRunner().invoke(cli, ["rdf", "load", str(path), "-o", str(tmp_path / "s")])
+    assert r.exit_code == 0, r.output
+    again = Store.open(tmp_path / "s")
+    assert _quad_bag(again) == _quad_bag(Store.load(path))
+    assert len(again.named) == len(GRAPHS)
 
 
 def _quad_set(store):

@@ -10,7 +10,7 @@ import click
 __all__ = ["rdf", "sparql"]
 
 
-@click.group(short_help="RDF stores: load N-Triples / N-Quads / Turtle, generate LUBM data.")
+@click.group(short_help="RDF stores: load N-Triples / N-Quads / Turtle / TriG, generate LUBM data.")
 def rdf():
     """RDF data: ``hpgraph rdf load DATA -o STORE``; query it with ``hpgraph sparql``;
     ``hpgraph rdf lubm -u N -o OUT.nt`` generates LUBM benchmark data; ``hpgraph rdf graph
@@ -18,7 +18,8 @@ def rdf():
 
 
 @rdf.command(
-    "load", short_help="Parse N-Triples, N-Quads or Turtle (.gz too) into a store directory."
+    "load",
+    short_help="Parse N-Triples, N-Quads, Turtle or TriG (.gz too) into a store directory.",
 )
 @click.argument("data", type=click.Path(dir_okay=False))
 @click.option("-o", "--output", required=True, type=click.Path(), help="Store directory to write.")
@@ -28,11 +29,11 @@ def rdf():
     help="Materialise what this ontology (.ttl/.nt, or 'univ-bench' for LUBM's) entails.",
 )
 def load(data, output, infer):
-    """Parse DATA (.nt, .nq, .ttl, optionally .gz; N-Quads keep each quad's named graph)
-    into the store directory OUTPUT (written to a temporary directory and renamed: a
-    failed load leaves nothing). With --infer, the triples the ontology entails (RDFS,
-    inverse and transitive properties, LUBM's class definitions) are added to each
-    graph."""
+    """Parse DATA (.nt, .nq, .ttl, .trig, optionally .gz; N-Quads and TriG keep each
+    triple's named graph) into the store directory OUTPUT (written to a temporary
+    directory and renamed: a failed load leaves nothing). With --infer, the triples the
+    ontology entails (RDFS, inverse and transitive properties, LUBM's class definitions)
+    are added to each graph."""
     from hpgraph.errors import InvalidArgumentError
     from hpgraph.rdf import Store
 

@@ -1,12 +1,12 @@
-"""Given an N-Triples, N-Quads or Turtle file (optionally ``.gz``), returns its triples as
-canonical term strings, streamed in blocks, or as term ids; N-Quads keep each quad's graph
-name (an IRI or a blank node; none: the default graph) as a fourth id column.
+"""Given an N-Triples, N-Quads, Turtle or TriG file (optionally ``.gz``), returns its
+triples as canonical term strings, streamed in blocks, or as term ids; N-Quads and TriG
+keep each triple's graph name (an IRI or a blank node; none: the default graph).
 
 Terms are kept in one canonical text form, the key of the dictionary: ``<iri>``,
 ``_:label``, ``"lexical"`` (escaped as rdflib's ``n3()`` escapes), ``"lexical"@lang`` or
 ``"lexical"^^<datatype>`` (``xsd:string`` dropped, as RDF 1.1 says it is the same term).
 N-Triples and N-Quads are read by our own line tokenizer (one compiled regular expression
-per line); Turtle is parsed by rdflib's parser.
+per line); Turtle and TriG are parsed by rdflib's parser.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import gzip
 import os
 import re
+import warnings
 
 import numpy as np
 
@@ -89,7 +90,7 @@ def canonical_literal(lexical: str, lang: str | None = None, datatype: str | Non
 
 
 def rdf_format(path) -> str:
-    """``"nt"``, ``"nq"`` or ``"ttl"`` from the file name (``.gz`` ignored)."""
+    """``"nt"``, ``"nq"``, ``"ttl"`` or ``"trig"`` from the file name (``.gz`` ignored)."""
     name = os.fspath(path).lower()
     if name.endswith(".gz"):
         name = name[:-3]
@@ -99,7 +100,11 @@ def rdf_format(path) -> str:
         return "nq"
     if name.endswith((".ttl", ".turtle")):
         return "ttl"
-    raise GraphFormatError("unknown RDF format (expected .nt, .nq, .ttl, optionally .gz)", path)
+    if name.endswith(".trig"):
+        return "trig"
+    raise GraphFormatError(
+        "unknown RDF format (expected .nt, .nq, .ttl, .trig, optionally .gz)", path
+    )
 
 
 def _open_text(path):
@@ -110,17 +115,20 @@ def _open_text(path):
     return open(path, encoding="utf-8", newline="\n")
 
 
-def _iter_nt(path):
+def _iter_nt(path, quads=False):
     lineno = 0
+    nq = rdf_format(path) == "nq"
     with _open_text(path) as fh:
         while True:
             lines = fh.readlines(1 << 22)
             if not lines:
                 return
-            block = _block_by_line(lines, path, lineno, rdf_format(path) == "nq")[:3]
+            block = _block_by_line(lines, path, lineno, nq)
+            if quads and not nq:
+                block = (*block[:3], [None] * len(block[0]))
             lineno += len(lines)
             for i in range(0, len(block[0]), BLOCK):
-                yield block[0][i : i + BLOCK], block[1][i : i + BLOCK], block[2][i : i + BLOCK]
+                yield [part[i : i + BLOCK] for part in block[: 4 if quads else 3]]
 
 
 def _literal(lex, lang, dt):
@@ -255,31 +263,58 @@ def term_key(term) -> str:
     raise GraphFormatError(f"unsupported RDF term {term!r}")
 
 
-def _iter_ttl(path):
+def _parse_rdflib(path, fmt):
+    """rdflib's Graph (Turtle) or Dataset (TriG) of the file. A syntax error is one line
+    naming the file and line (rdflib's Turtle and TriG parser counts lines from 0)."""
     import rdflib
+    from rdflib.plugins.parsers.notation3 import BadSyntax
 
-    graph = rdflib.Graph()
+    name = "TriG" if fmt == "trig" else "Turtle"
+    graph = rdflib.Dataset() if fmt == "trig" else rdflib.Graph()
     try:
-        with _open_text(path) as fh:
-            graph.parse(data=fh.read(), format="turtle")
+        with _open_text(path) as fh, warnings.catch_warnings():
+            # rdflib 7's TriG parser calls its own deprecated Dataset.default_context
+            warnings.simplefilter("ignore", DeprecationWarning)
+            graph.parse(data=fh.read(), format="trig" if fmt == "trig" else "turtle")
     except GraphFormatError:
         raise
+    except BadSyntax as exc:
+        why = " ".join(str(getattr(exc, "_why", "") or "bad syntax").split())
+        raise GraphFormatError(f"malformed {name}: {why[:200]}", path, exc.lines + 1) from None
     except Exception as exc:  # rdflib raises several parser error types
         msg = " ".join(str(exc).split())
-        raise GraphFormatError(f"malformed Turtle: {msg[:200]}", path) from None
-    s_out, p_out, o_out = [], [], []
-    for s, p, o in graph:
-        s_out.append(term_key(s))
-        p_out.append(term_key(p))
-        o_out.append(term_key(o))
-        if len(s_out) >= BLOCK:
-            yield s_out, p_out, o_out
-            s_out, p_out, o_out = [], [], []
-    if s_out:
-        yield s_out, p_out, o_out
+        raise GraphFormatError(f"malformed {name}: {msg[:200]}", path) from None
+    return graph
 
 
-def iter_triples(path):
-    """Yield blocks ``(subjects, predicates, objects)`` of canonical term strings."""
+def _iter_rdflib(path, fmt, quads=False):
+    """Blocks of a Turtle or TriG file's triples as term keys; ``quads``: with a fourth
+    list, the graph name's key (None: the default graph; Turtle's triples are all in it)."""
+    from rdflib.graph import DATASET_DEFAULT_GRAPH_ID
+
+    graph = _parse_rdflib(path, fmt)
+    if fmt == "trig":
+        rows = graph.quads((None, None, None, None))
+    else:
+        rows = ((s, p, o, DATASET_DEFAULT_GRAPH_ID) for s, p, o in graph)
+    out = [], [], [], []
+    for s, p, o, g in rows:
+        out[0].append(term_key(s))
+        out[1].append(term_key(p))
+        out[2].append(term_key(o))
+        out[3].append(None if g == DATASET_DEFAULT_GRAPH_ID else term_key(g))
+        if len(out[0]) >= BLOCK:
+            yield out if quads else out[:3]
+            out = [], [], [], []
+    if out[0]:
+        yield out if quads else out[:3]
+
+
+def iter_triples(path, *, quads=False):
+    """Yield blocks ``(subjects, predicates, objects)`` of canonical term strings; with
+    ``quads`` a fourth list, each triple's graph name (None: the default graph), read
+    from N-Quads and TriG (N-Triples and Turtle: all None)."""
     fmt = rdf_format(path)
-    return _iter_ttl(path) if fmt == "ttl" else _iter_nt(path)
+    if fmt in ("ttl", "trig"):
+        return _iter_rdflib(path, fmt, quads)
+    return _iter_nt(path, quads)

@@ -57,8 +57,8 @@ class Store:
     # ------------------------------------------------------------------ building
     @classmethod
     def load(cls, path, *, infer=None) -> Store:
-        """Parse an N-Triples, N-Quads (each quad kept in its graph) or Turtle file
-        (``.gz`` too); a store directory is opened.
+        """Parse an N-Triples, N-Quads (each quad kept in its graph), Turtle or TriG
+        (each triple kept in its graph) file (``.gz`` too); a store directory is opened.
 
         ``infer``: an ontology file (Turtle or N-Triples), or ``"univ-bench"`` for LUBM's
         built-in ontology, whose entailments are materialised into each graph of the store
@@ -75,16 +75,20 @@ class Store:
             spo = read_nt_ids(path, ids)
             if spo.shape[1] == 4:
                 spo, graph = spo[:, :3], spo[:, 3]
-        else:
+        else:  # Turtle, TriG (each triple in its graph)
             put = ids.setdefault
             cols = []
-            for s, p, o in iter_triples(path):
-                block = np.empty((len(s), 3), dtype=np.int64)
+            for s, p, o, g in iter_triples(path, quads=True):
+                block = np.empty((len(s), 4), dtype=np.int64)
                 block[:, 0] = [put(t, len(ids)) for t in s]
                 block[:, 1] = [put(t, len(ids)) for t in p]
                 block[:, 2] = [put(t, len(ids)) for t in o]
+                block[:, 3] = [DEFAULT_GRAPH if t is None else put(t, len(ids)) for t in g]
                 cols.append(block)
-            spo = np.concatenate(cols) if cols else np.empty((0, 3), dtype=np.int64)
+            spo = np.concatenate(cols) if cols else np.empty((0, 4), dtype=np.int64)
+            if (spo[:, 3] != DEFAULT_GRAPH).any():
+                graph = spo[:, 3]
+            spo = spo[:, :3]
         if infer is not None:
             spo, graph = _infer(spo, graph, ids, infer)
         store = cls(list(ids), *sort_quads(spo, graph))
