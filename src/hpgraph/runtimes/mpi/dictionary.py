@@ -21,13 +21,15 @@ the same bit for bit. It is found by a sample sort:
    requests, so every rank learns the numbers of its own distinct strings, in their
    sorted order, and numbers its endpoints by looking them up.
 
-Bytes per rank (a string of L bytes takes 8 + L in arrow): its distinct strings, what
-it receives (the strings of its range from every rank that has them: about the
-dictionary's size when every rank sees every string, n (8 + L) / P per copy), its
-slice, and 8 B per distinct string for the numbers. Gathering instead (every rank's
-distinct strings on every rank) received up to P copies of the dictionary, pickled and
-unpickled. :func:`gather_names` then gives every vertex's name (as the one-process
-reader's object array) where output needs it.
+Bytes per rank (a string of L bytes takes 8 + L in arrow; d distinct strings in the
+rank's share, n in all): its distinct strings, d (8 + L); what it receives, the
+strings of its range from each rank that has them (the P ranks' distinct strings spread
+over P owners: about d (8 + L), at most n (8 + L) with even ranges); its slice, about
+n (8 + L) / P; 8 B per distinct string for the numbers, each way. Gathering instead
+received every rank's distinct strings on every rank (up to P n, pickled and unpickled)
+and sorted their union. The endpoints are numbered a parsed chunk at a time, each chunk
+freed once numbered. :func:`gather_names` then gives every vertex's name (the
+one-process reader's object array) where output needs it.
 """
 
 from __future__ import annotations
