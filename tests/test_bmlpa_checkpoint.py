@@ -10,25 +10,15 @@ import pytest
 
 from conftest import MPIEXEC, NO_MPI, run_mpi
 from hpgraph.algorithms.bmlpa import bmlpa
-from hpgraph.engine.checkpoint import Checkpoints, Faults, complete_checkpoints
+from hpgraph.engine.checkpoint import Checkpoints, complete_checkpoints
 from hpgraph.errors import InvalidArgumentError, RuntimeErrorInJob
 from hpgraph.generators.mention import mention_graph
 from hpgraph.io.edgelist import write_edgelist
+from test_checkpoint import Stop
 from test_faults import _hpgraph, _write
 
 GRAPH = mention_graph(3000, 4000, seed=3)
 mpi = pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
-
-
-class Stop(Faults):
-    """Stops the job (an exception) when superstep ``at`` is about to start."""
-
-    def __init__(self, at):
-        self.at = at
-
-    def superstep(self, ss, rank):
-        if ss == self.at:
-            raise RuntimeError(f"stopped at {ss}")
 
 
 def _same(a, b):

@@ -28,7 +28,7 @@ from hpgraph.runtimes import stall
 from hpgraph.runtimes.faults import Fault, Injector
 from hpgraph.runtimes.local import LocalRuntime
 from hpgraph.runtimes.stall import EXIT_STATUS
-from test_checkpoint import _flip
+from test_checkpoint import Stop, _flip
 
 STEPS = 12
 mpi = pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
@@ -55,19 +55,17 @@ def walk(peer, n, steps):
     return x, rounds, acc if first else None
 
 
-class Stop(Faults):
-    """Stops the job (an exception) when superstep ``at`` is about to start."""
-
-    def __init__(self, at):
-        self.at = at
-
-    def superstep(self, ss, rank):
-        if ss == self.at:
-            raise RuntimeError(f"stopped at {ss}")
+def _job(threads, **kw):
+    return run_bsp(walk, runtime=LocalRuntime(threads), args=(50, STEPS), **kw)
 
 
 def _run(threads, **kw):
-    return run_bsp(walk, runtime=LocalRuntime(threads), args=(50, STEPS), **kw).results
+    return _job(threads, **kw).results
+
+
+def _resume(threads, folder, **opts):
+    """The job resumed from ``folder`` (checkpoints every 2 points)."""
+    return _job(threads, checkpoint=Checkpoints(folder, every=2, resume=True, **opts))
 
 
 def _same(a, b):
@@ -82,12 +80,7 @@ def test_resume_gives_the_same_bits(threads, tmp_path):
     with pytest.raises(RuntimeErrorInJob, match="stopped at 7"):
         _run(threads, checkpoint=Checkpoints(folder, every=2, keep=2, faults=Stop(7)))
     assert [ss for ss, _, _ in complete_checkpoints(folder)] == [4, 6]
-    resumed = run_bsp(
-        walk,
-        runtime=LocalRuntime(threads),
-        args=(50, STEPS),
-        checkpoint=Checkpoints(folder, every=2, resume=True),
-    )
+    resumed = _resume(threads, folder)
     _same(resumed.results, _run(threads))
     assert resumed.stats.supersteps[0].superstep == 6
     assert len(resumed.stats.supersteps) == STEPS - 6
@@ -116,12 +109,7 @@ def test_a_corrupt_newest_checkpoint_falls_back(tmp_path):
     found = complete_checkpoints(folder)
     _flip(found[-1][1] / "rank-0" / "acc.npy")
     with pytest.warns(CheckpointWarning, match="superstep-00000008: corrupt"):
-        res = run_bsp(
-            walk,
-            runtime=LocalRuntime(2),
-            args=(50, STEPS),
-            checkpoint=Checkpoints(folder, every=2, resume=True),
-        )
+        res = _resume(2, folder)
     assert res.stats.supersteps[0].superstep == 6
     _same(res.results, _run(2))
 
@@ -138,12 +126,7 @@ def test_the_injectors_corrupt_fault_is_caught_on_resume(tmp_path):
             checkpoint=Checkpoints(folder, every=2, faults=CorruptThenStop([Fault("corrupt", 6)])),
         )
     with pytest.warns(CheckpointWarning, match="superstep-00000006: corrupt \\(peer-0/x.npy"):
-        res = run_bsp(
-            walk,
-            runtime=LocalRuntime(2),
-            args=(50, STEPS),
-            checkpoint=Checkpoints(folder, every=2, resume=True),
-        )
+        res = _resume(2, folder)
     assert res.stats.supersteps[0].superstep == 4
     _same(res.results, _run(2))
 
@@ -153,12 +136,7 @@ def test_a_drained_checkpoint_resumes(tmp_path):
     with pytest.raises(RuntimeErrorInJob):
         _run(2, checkpoint=Checkpoints(fast, every=2, drain=durable, faults=Stop(5)))
     assert [ss for ss, _, _ in complete_checkpoints(durable)] == [2, 4]
-    res = run_bsp(
-        walk,
-        runtime=LocalRuntime(2),
-        args=(50, STEPS),
-        checkpoint=Checkpoints(tmp_path / "gone", every=2, drain=durable, resume=True),
-    )
+    res = _resume(2, tmp_path / "gone", drain=durable)
     assert res.stats.supersteps[0].superstep == 4
     _same(res.results, _run(2))
 

@@ -52,3 +52,20 @@ PR_TOLERANCE = 0.0
 #: back); see docs/algorithms/bmlpa.md for the measurements behind the values.
 BMLPA_TOLERANCE = 0.05
 BMLPA_SYNC_TOLERANCE = 0.01
+
+
+def seconds_from_env(name: str, default: float) -> float:
+    """``$name`` in seconds (>= 0; 0 means off), or ``default`` when it is not set; a
+    value that is not a number of seconds is a one-line error naming the variable."""
+    from hpgraph.errors import InvalidArgumentError
+
+    text = os.environ.get(name, "")
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:
+        raise InvalidArgumentError(f"{name} must be seconds >= 0, got {text!r}")
+    return value

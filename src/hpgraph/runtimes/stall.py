@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 
-from hpgraph.errors import InvalidArgumentError
+from hpgraph.config import seconds_from_env
 
 __all__ = ["StallWatch", "stall_watch", "ENV", "EXIT_STATUS"]
 
@@ -38,15 +38,7 @@ def stall_watch() -> StallWatch | None:
     above 0 (and None otherwise). It lives as long as the process."""
     global _current
     if _current is None:
-        text = os.environ.get(ENV, "")
-        if not text:
-            return None
-        try:
-            timeout = float(text)
-        except ValueError:
-            timeout = -1.0
-        if not timeout >= 0:
-            raise InvalidArgumentError(f"{ENV} must be seconds >= 0, got {text!r}")
+        timeout = seconds_from_env(ENV, 0.0)
         if timeout == 0:
             return None
         _current = StallWatch(timeout)

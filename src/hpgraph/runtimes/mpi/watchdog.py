@@ -156,15 +156,6 @@ class Watchdog:
 
 def timeout_from_env() -> float:
     """``$HPGRAPH_MPI_TIMEOUT`` in seconds (0: off), else :data:`DEFAULT_TIMEOUT`."""
-    from hpgraph.errors import InvalidArgumentError
+    from hpgraph.config import seconds_from_env
 
-    text = os.environ.get("HPGRAPH_MPI_TIMEOUT", "")
-    if not text:
-        return DEFAULT_TIMEOUT
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0:
-        raise InvalidArgumentError(f"HPGRAPH_MPI_TIMEOUT must be seconds >= 0, got {text!r}")
-    return value
+    return seconds_from_env("HPGRAPH_MPI_TIMEOUT", DEFAULT_TIMEOUT)
