@@ -109,8 +109,8 @@ def test_prepared_plan_is_per_store(tmp_path):
 
 
 def test_result_table_same_small_or_large(tmp_path, monkeypatch):
-    """Unbound values (null) and terms the query made (BIND) in both ways of building
-    the result table."""
+    """Unbound values (null), non-ASCII terms and terms the query made (BIND) in the
+    three ways of building the result table."""
     p, n = f"<{EX}p>", f"<{EX}n>"
     lines = [f"<{EX}s{i}> {p} <{EX}o{i % 3}>" for i in range(20)]
     lines += [f'<{EX}s{i}> {n} "{i}"' for i in range(0, 20, 4)]
@@ -120,10 +120,14 @@ def test_result_table_same_small_or_large(tmp_path, monkeypatch):
         'BIND(CONCAT("new-", STR(?o)) AS ?x) }'
     )
     small = store.query(text)
+    monkeypatch.setattr(results, "TINY_RESULT", 1000)
+    tiny = store.query(text)
     monkeypatch.setattr(results, "SMALL_RESULT", -1)
     large = store.query(text)
-    assert small.equals(large)
+    assert small.equals(large) and tiny.equals(large)
     assert small.column("m").null_count == 15
+    strs = ["<a>", None, '"\u00e9t\u00e9"@fr', ""]
+    assert results._string_array(strs).to_pylist() == strs
 
 
 def test_algebra_attributes_are_its_entries():
