@@ -88,18 +88,10 @@ def _along(m, kind, weights, k, weighted):
 # Left to LLVM, a large compute is called, not inlined, and each call passes the whole
 # context (some hundred scalars): 60 ns per vertex instead of 16 for PageRank.
 @njit(**NUMBA_FLAGS, inline="always")
-def _visit(ctx, state, has_msg, nxt, v, awake):
-    """Run compute on v if it is awake or has mail; returns (awake count, ran)."""
+def _asleep(state, has_msg, v):
+    """Whether v is skipped this superstep: finished, or halted with no mail."""
     s = state[v]
-    if s == FINISHED or (s != ACTIVE and has_msg[v] == 0):
-        return awake, 0
-    state[v] = ACTIVE
-    _compute(ctx, v)
-    has_msg[v] = 0
-    if state[v] == ACTIVE:
-        nxt[ctx.lo + awake] = v
-        awake += 1
-    return awake, 1
+    return s == FINISHED or (s != ACTIVE and has_msg[v] == 0)
 
 
 @njit(**NUMBA_FLAGS)
@@ -124,15 +116,23 @@ def compute_part(ctx, force_dense):
 
     computed = 0
     awake = 0
-    if force_dense or ncand > (hi - lo) // 16:
-        for v in range(lo, hi):
-            awake, did = _visit(ctx, state, has_msg, nxt, v, awake)
-            computed += did
-    else:  # sparse: only the vertices left awake or sent mail last superstep
-        cand = ctx.candidates
-        for i in range(lo, lo + ncand):
-            awake, did = _visit(ctx, state, has_msg, nxt, cand[i], awake)
-            computed += did
+    # One loop over the vertices to visit: all of the part, or only those left awake or
+    # sent mail last superstep (the candidates). compute is called here, not from a
+    # helper taking the context: numba copies a context passed to an inlined function,
+    # which costs reference counting (its typed lists) on every call.
+    scan = force_dense or ncand > (hi - lo) // 16
+    cand = ctx.candidates
+    for i in range(hi - lo if scan else ncand):
+        v = lo + i if scan else cand[lo + i]
+        if _asleep(state, has_msg, v):
+            continue
+        state[v] = ACTIVE
+        _compute(ctx, v)
+        has_msg[v] = 0
+        if state[v] == ACTIVE:
+            nxt[lo + awake] = v
+            awake += 1
+        computed += 1
 
     # Message accounting, per sender: its edges into this part are local.
     indptr, local_degree = ctx.indptr, ctx.local_degree
