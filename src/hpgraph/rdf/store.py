@@ -53,6 +53,7 @@ class Store:
         self._quads = None
         self._merges: dict[tuple, Triples] = {}
         self.plans: dict = {}  # the query executor's prepared BGPs (sparql.bgp)
+        self._term_array = None
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -184,6 +185,16 @@ class Store:
         if self._ids is None:
             self._ids = {t: i for i, t in enumerate(self.terms)}
         return self._ids
+
+    def term_array(self):
+        """The terms as one pyarrow string array, index = id (built on first use, a copy
+        of the dictionary's strings: query results of many rows take their strings from
+        it in C++)."""
+        if self._term_array is None:
+            import pyarrow as pa
+
+            self._term_array = pa.array(self.terms, type=pa.string())
+        return self._term_array
 
     def lookup(self, key: str) -> int:
         """The id of a canonical term string, -1 when absent."""
