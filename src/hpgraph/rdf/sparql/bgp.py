@@ -40,9 +40,8 @@ class _Pattern:
         self.vars = {t for _, t in self.columns if isinstance(t, str)}
         self.rows = graph.pso[:0]
         sure = set()  # columns whose constant every row of the range has
-        if any(isinstance(t, int) and t < 0 for t in self.terms):
-            pass
-        elif isinstance(p, int):
+        absent = any(isinstance(t, int) and t < 0 for t in self.terms)  # no rows
+        if not absent and isinstance(p, int):
             if p in graph.pred_range:
                 a, b = graph.pred_range[p]
                 sure.add(1)
@@ -58,7 +57,7 @@ class _Pattern:
                         rows = rows[lo:hi]
                         sure.add(2)
                     self.rows = rows
-        else:
+        elif not absent:
             self.rows = graph.pso
         self._sorted = {}  # variable -> _sorted_by(variable)
         self.seen = {}  # variable -> its first column
