@@ -255,6 +255,24 @@ def test_awake_computes_only_the_listed_vertices_first(threads):
         run(prog, g, awake=[g.n])
 
 
+def test_scratch_arrays_kept_for_the_next_job_start_as_new():
+    """A job on the local runtime leaves its scratch arrays (flags, mailboxes, lists) to
+    the next one (engine/buffers.py), refilled: a job after one that left them dirty
+    gets the result of a fresh process."""
+    from hpgraph.engine import buffers
+
+    g = make_shape("random", True, False)
+    prog = vertex_program(_stamp, combiner="sum", initial=-1.0)
+    buffers.release()
+    fresh = run(prog, g, awake=[0], threads=2).values
+    for _ in range(2):
+        run(prog, g, threads=2)  # every vertex sends: flags and mailboxes left dirty
+        assert buffers._spare  # the finished job's arrays are kept
+        np.testing.assert_array_equal(run(prog, g, awake=[0], threads=2).values, fresh)
+    buffers.release()
+    assert not buffers._spare
+
+
 def test_empty_graph_runs_no_superstep_work():
     res = run(AGG, Graph.from_edges([], [], n=0))
     assert res.values.shape == (0,) and res.supersteps == 1

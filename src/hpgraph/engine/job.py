@@ -18,7 +18,7 @@ from numba import from_dtype, types
 from numba.typed import List
 
 from hpgraph import config
-from hpgraph.engine import codegen
+from hpgraph.engine import buffers, codegen
 from hpgraph.engine.context import (
     ACTIVE,
     AGG_MAX,
@@ -46,6 +46,19 @@ __all__ = ["run", "JobResult", "MasterContext"]
 _AGG_CODES = {"sum": AGG_SUM, "min": AGG_MIN, "max": AGG_MAX}
 _AGG_IDENTITY = {"sum": 0.0, "min": np.inf, "max": -np.inf}
 _C = {name: i for i, name in enumerate(COUNTERS)}
+#: per-vertex arrays that no one uses once a job ends: kept for the next (engine/buffers.py)
+_SCRATCH = (
+    "state",
+    "inbox",
+    "has_msg",
+    "msg_ptr",
+    "outbox",
+    "outbox_spare",
+    "sending",
+    "senders",
+    "candidates",
+    "next_candidates",
+)
 _NO_WEIGHTS = np.empty(0, dtype=np.float64)  # read-only like a graph's weights
 _NO_WEIGHTS.flags.writeable = False
 #: Once pulling with the "any" combiner, go on pulling while at least n / this many
@@ -163,7 +176,10 @@ def run(
     rt, own_runtime = resolve(runtime, threads, "vertex")
     try:
         job = _Job(program, graph, rt, value, param_values, awake)
-        return job.loop(max_supersteps, master, progress, checkpoint)
+        result = job.loop(max_supersteps, master, progress, checkpoint)
+        if job.pooled and checkpoint is None:  # (a checkpoint may still be writing them)
+            buffers.keep(job.a[name] for name in _SCRATCH if name in job.a)
+        return result
     finally:
         if own_runtime:
             rt.close()
@@ -197,6 +213,9 @@ class _Job:
         self.part = isinstance(graph, PartGraph)
         #: a part whose pull delivery reads every rank's senders, mirrored (docs/runtimes.md)
         self.mirrors_senders = self.part and program.combiner == "any" and rt.pull_allowed
+        #: scratch arrays come from, and go back to, engine/buffers.py (shared memory only:
+        #: nothing outlives the job there)
+        self.pooled = rt.name == "local" and not self.part
         vertex = self.vertex_array
         if mshape:
             item_type = types.Array(from_dtype(mdtype), 1, "C")
@@ -216,8 +235,8 @@ class _Job:
             "state": vertex((), np.uint8),
             # a part's inbox and has_msg cover every vertex: MPI delivery combines what
             # its senders send to other processes' vertices there first (ghost entries)
-            "inbox": np.zeros((n if program.combined else 0, *mshape), dtype=mdtype),
-            "has_msg": np.zeros(n, dtype=np.uint8),
+            "inbox": self.scratch((n if program.combined else 0, *mshape), mdtype, 0),
+            "has_msg": self.scratch((n,), np.uint8, 0),
             "msg_ptr": (
                 np.zeros(0, dtype=np.int64) if program.combined else vertex((), np.int64, 1)
             ),
@@ -296,17 +315,25 @@ class _Job:
         unless ``whole``."""
         g = self.graph
         lo, hi = (0, g.n) if whole else _own_rows(g)
-        shape = (hi - lo + extra, *tail)
-        arr = np.empty(shape, dtype=dtype) if fill is None else np.full(shape, fill, dtype)
+        arr = self.scratch((hi - lo + extra, *tail), dtype, fill)
         return window(arr, lo, g.n + extra) if self.part and not whole else arr
+
+    def scratch(self, shape, dtype, fill):
+        """A new array (``fill``, or uninitialised with None), or one a finished job
+        left for the next on shared memory (engine/buffers.py), refilled."""
+        if self.pooled:
+            return buffers.take(shape, dtype, fill)
+        return np.empty(shape, dtype=dtype) if fill is None else np.full(shape, fill, dtype)
 
     def _local_degrees(self):
         """Per vertex, its out-edges that stay in its own part: one parallel pass over the
         edges per (graph, partition), cached on the graph; 4 B per vertex."""
         g, offsets = self.graph, self.partition.offsets
 
-        def build():
-            out = self.vertex_array((), g.indices.dtype, fill=None)
+        def build():  # (kept on the graph: never a scratch array)
+            lo, hi = _own_rows(g)
+            out = np.empty(hi - lo, dtype=g.indices.dtype)
+            out = window(out, lo, g.n) if self.part else out
             self.rt.run_parts(
                 local_degrees,
                 lambda p: (g.indptr, g.indices, int(offsets[p]), int(offsets[p + 1]), out),
