@@ -216,9 +216,10 @@ def test_semi_synchronous_sweeps_skip_settled_vertices_and_ignore_peer_count(b):
 @pytest.mark.parametrize("update, initial_states", [("sync", 3), ("semi-sync", 1)])
 def test_state_patching_compacts_its_arena(monkeypatch, update, initial_states):
     # sets that outgrow their slot move to the arena's end; with no slack tolerated the
-    # arena is compacted often: same cover, bit for bit
+    # arena is compacted often: same cover, bit for bit (seed 3: a hub's leaves share
+    # one slot, so fewer sets move on seed 2's graph and semi-sync compacts once there)
     bm = importlib.import_module("hpgraph.algorithms.bmlpa.state")
-    g = mention_graph(1500, 1900, seed=2)
+    g = mention_graph(1500, 1900, seed=3)
     want = bmlpa(g, b=0.1, threads=2, update=update)
     compactions = []
     real = bm._compact_state

@@ -140,8 +140,7 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
     score = np.zeros(num_labels, dtype=np.float64)  # 8 B per label, per peer
     touched = np.empty(num_labels, dtype=np.int32)
     rowmax = np.empty(n, dtype=np.float64)  # read only for the big sets (> _BIG entries)
-    memo = np.full(n, -1, dtype=np.int64)  # the leaf memo of _propagate: 12 B per vertex
-    memo_m = np.empty(n, dtype=np.int32)
+    memo = np.full(n, -1, dtype=np.int64)  # the leaf memo of _propagate: 8 B per vertex
     mark = np.zeros(n, dtype=np.bool_)
     everyone = np.ones(n, dtype=np.bool_)
     # own copies: states are patched in place, and the local runtime shares the input
@@ -170,7 +169,7 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
         full = 2 * last_changed > n
         msg = _propagate(
             indptr, indices, cur[0], cur[1], cur[3], cur[4], prev[0], prev[1], prev[3],
-            prev[4], active, *mine, b, cap, score, touched, rowmax, memo, memo_m,
+            prev[4], active, *mine, b, cap, score, touched, rowmax, memo,
             largest > _BIG, full,
         )  # fmt: skip
         if full:  # the state before source is not needed to build a fresh one: free it
@@ -188,6 +187,8 @@ def _bmlpa_peer(peer, indptr, indices, state, num_labels, b, cap, max_iterations
             ccnt, clab, ccoef = (
                 np.concatenate(got[i::5]) if parts > 1 else got[i] for i in (1, 2, 3)
             )
+            if parts > 1:  # a count -1 - j names ids[j] of its own peer's list
+                _shift_shared(ccnt, np.array([a.shape[0] for a in got[0::5]]))
         last_changed = int(ids.shape[0])
         relabelled = int(sum(int(a[0]) for a in got[4::5]))
         changed_per_step.append(last_changed)
@@ -303,7 +304,6 @@ def _bmlpa_peer_semi(
     touched = np.empty(num_labels, dtype=np.int32)
     rowmax = np.empty(n, dtype=np.float64)
     memo = np.full(n, -1, dtype=np.int64)
-    memo_m = np.empty(n, dtype=np.int32)
     counts_rule = tolerance is None
     saved = peer.resumed  # a checkpoint's values at the top of a sweep, or None
 
@@ -346,7 +346,7 @@ def _bmlpa_peer_semi(
             active += _count_dirty(dirty, crs, cre)
             msg = _propagate(
                 indptr, indices, cur[0], cur[1], cur[3], cur[4], cur[0], cur[1], cur[3],
-                cur[4], dirty, crs, cre, b, cap, score, touched, rowmax, memo, memo_m,
+                cur[4], dirty, crs, cre, b, cap, score, touched, rowmax, memo,
                 False, False,
             )  # fmt: skip
             _clear_class(dirty, crs, cre)
@@ -413,6 +413,20 @@ def _bmlpa_peer_semi(
     ptr, lab, coef = _gather_rows(shared.state, own)
     steps = (changed_per_step, relabelled_per_step, active_per_step)
     return (np.diff(ptr), lab, coef), stopped, steps
+
+
+@njit(**NUMBA_FLAGS)
+def _shift_shared(ccnt, sizes):
+    """Counts ``-1 - j`` ("the same set as ``ids[j]``", j in its peer's list) of lists of
+    ``sizes`` concatenated, made to index the concatenation, in place."""
+    k = 0
+    off = 0
+    for q in range(sizes.shape[0]):
+        for _ in range(sizes[q]):
+            if ccnt[k] < 0:
+                ccnt[k] -= off
+            k += 1
+        off += sizes[q]
 
 
 @njit(**NUMBA_FLAGS)

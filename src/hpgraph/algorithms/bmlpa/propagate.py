@@ -16,8 +16,6 @@ __all__: list[str] = []
 # a vertex whose neighbours hold at most this many label entries merges them in a
 # buffer instead of the dense score array
 _GATHER = 32
-# leaves of a vertex with more label entries than this share one computed set
-_MEMO = 8
 
 
 # a neighbour with more label entries than this is "big": a vertex reads only the labels of
@@ -102,11 +100,16 @@ def _big_row_max(beg, fin, coef, rowmax):
 @njit(**NUMBA_FLAGS)
 def _new_row_max(ids, ccnt, ccoef, rowmax):
     """rowmax[v] for the new sets of ``ids`` (``ccnt`` entries each, concatenated in
-    ``ccoef``) that are big: what :func:`_big_row_max` would give after the patch, at the
-    cost of the changed big sets only."""
+    ``ccoef``; a count ``-1 - j``: the same set as ``ids[j]``) that are big: what
+    :func:`_big_row_max` would give after the patch, at the cost of the changed big sets
+    only."""
     pos = 0
     for k in range(ids.shape[0]):
         m = ccnt[k]
+        if m < 0:
+            if ccnt[-1 - m] > _BIG:
+                rowmax[ids[k]] = rowmax[ids[-1 - m]]
+            continue
         if m > _BIG:
             mx = 0.0
             for q in range(pos, pos + m):
@@ -136,7 +139,6 @@ def _propagate(
     touched,
     rowmax,
     memo,
-    memo_m,
     big,
     full,
 ):
@@ -145,9 +147,11 @@ def _propagate(
     sets the inactive vertices (``active[v]`` false) take unchanged. Returns (ids int32:
     the vertices whose new set differs from the ``p*`` one, counts int64, labels int32,
     coefficients float64): with ``full`` false, those vertices' new sets (``counts`` per
-    vertex in ``ids``); with ``full`` true, every vertex's new set in order (``counts``
-    per vertex of the chunks), so that receivers build a fresh state instead of
-    patching when most vertices change.
+    vertex in ``ids``; a count ``-1 - j`` says "the same set as ``ids[j]``", whose
+    entries the receivers store once for both: the leaves of one vertex, see below);
+    with ``full`` true, every vertex's new set in order (``counts`` per vertex of the
+    chunks), so that receivers build a fresh state instead of patching when most
+    vertices change.
     ``big``: some set of ``source`` has more than ``_BIG`` entries, so ``rowmax`` is
     filled for them first (a pass over every vertex); false also when the caller keeps
     ``rowmax`` up to date itself (the semi-synchronous program, whose calls each cover
@@ -155,7 +159,9 @@ def _propagate(
 
     Three ways to sum the scores, all adding in the same order (neighbours in CSR order,
     each neighbour's labels ascending), so they give bit-identical sets: a degree-1 vertex
-    copies its neighbour's coefficients (0.0 + x == x); a vertex whose neighbours hold at
+    copies its neighbour's coefficients (0.0 + x == x), and the other leaves of that
+    neighbour in this call take the first one's set (under either schedule a vertex's
+    leaves are updated together, from the same set); a vertex whose neighbours hold at
     most ``_GATHER`` entries gathers them into a small buffer and merges them with a
     stable sort (no random access into the label-sized ``score`` array, which is what a
     mention graph's millions of small vertices would otherwise pay in cache misses);
@@ -179,10 +185,12 @@ def _propagate(
     ncap = max(cap, 1)
     blab = np.empty(ncap, dtype=np.int32)  # top-cap buffer, by (-score, label)
     bsc = np.empty(ncap, dtype=np.float64)
-    # memo[u]: where the set of a leaf of u was written (u's set > _MEMO entries), -1:
-    # none yet (the caller's array, all -1 on entry and on return). A hub's leaves then
-    # cost O(their set) each, not O(the hub's set): a hub in thousands of rough cores
-    # starts with thousands of labels.
+    # memo[u]: the index in cnt of the set written for a leaf of u, -1: none yet (the
+    # caller's array, all -1 on entry and on return); opos: where each set of cnt starts
+    # in the output. A hub's other leaves then cost O(their set) each, not O(the hub's
+    # set) (a hub in thousands of rough cores starts with thousands of labels), and
+    # their changed sets are sent and stored once.
+    opos = np.empty(size, dtype=np.int64)
     memo_used = np.empty(size, dtype=np.int64)  # the memo entries to reset at the end
     nmemo = 0
     if big:
@@ -218,19 +226,23 @@ def _propagate(
             m = 0
             if e - a == 1 and memo[indices[a]] >= 0:
                 # a leaf of a vertex whose (large) set was already computed for another leaf
-                # in this superstep: the same set, bit for bit, so copy it
-                o = memo[indices[a]]
-                m = memo_m[indices[a]]
+                # in this superstep: the same set, bit for bit, so copy it, or (changed
+                # sets) name it: the receivers share its storage
+                j = memo[indices[a]]
+                o = opos[j]
+                m = cnt[j]
                 same = _same_set(pbeg, pfin, plab, pcoef, v, olab, ocoef, o, m)
                 if not same and not _same_labels(pbeg, pfin, plab, v, olab, o, m):
                     relabelled += 1
-                if full or not same:
+                if full:
                     if out + m > olab.shape[0]:  # grow by doubling
                         olab, ocoef = _grow(olab, ocoef, out, max(2 * olab.shape[0], out + m))
                     olab[out : out + m] = olab[o : o + m]  # o + m <= out: no overlap
                     ocoef[out : out + m] = ocoef[o : o + m]
                     out += m
-                    cnt[nv if full else nch] = m
+                    cnt[nv] = m
+                elif not same:
+                    cnt[nch] = -1 - j
                 if not same:
                     ids[nch] = v
                     nch += 1
@@ -331,13 +343,14 @@ def _propagate(
                     olab, ocoef = _grow(olab, ocoef, out, max(2 * olab.shape[0], out + m))
                 olab[out : out + m] = klab[:m]
                 ocoef[out : out + m] = ksc[:m]
-                if e - a == 1 and fin[indices[a]] - beg[indices[a]] > _MEMO:
-                    memo[indices[a]] = out
-                    memo_m[indices[a]] = m
+                j = nv if full else nch
+                if e - a == 1:
+                    memo[indices[a]] = j
                     memo_used[nmemo] = indices[a]
                     nmemo += 1
+                opos[j] = out
                 out += m
-                cnt[nv if full else nch] = m
+                cnt[j] = m
             if not same:
                 ids[nch] = v
                 nch += 1

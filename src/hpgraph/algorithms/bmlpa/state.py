@@ -15,16 +15,24 @@ __all__: list[str] = []
 
 @njit(**NUMBA_FLAGS)
 def _counts_after(cnt, beg, fin, lab, ids, ccnt, clab):
-    """Count of a state patched with new sets for ``ids``, from its Count and old sets."""
+    """Count of a state patched with new sets for ``ids``, from its Count and old sets
+    (a count ``-1 - j``: the same set as ``ids[j]``, see :func:`_write_sets`)."""
     new = cnt.copy()
+    start = np.empty(ids.shape[0], dtype=np.int64)
     pos = 0
     for k in range(ids.shape[0]):
         v = ids[k]
         for q in range(beg[v], fin[v]):
             new[lab[q]] -= 1
-        for q in range(pos, pos + ccnt[k]):
+        if ccnt[k] < 0:
+            j = -1 - ccnt[k]
+            p0, m = start[j], ccnt[j]
+        else:
+            p0, m = pos, ccnt[k]
+            start[k] = pos
+            pos += m
+        for q in range(p0, p0 + m):
             new[clab[q]] += 1
-        pos += ccnt[k]
     return new
 
 
@@ -58,10 +66,15 @@ def _stop_rule(cnt_src, cnt_dst, old_min, have_old):
 
 # A state is [beg, fin, room, lab, coef, used, live]: the set of v is lab/coef[beg[v]:
 # fin[v]] inside a slot of room[v] entries of the arena (lab int32, coef float64, the
-# first ``used`` entries taken, ``live`` of them in sets). 20 B per vertex + 12 B per
-# arena entry. Patching writes a new set into its vertex's slot, or at the arena's end
-# when it outgrows the slot, so a superstep that changes k sets costs O(their entries),
-# not a copy of the whole state; the arena is compacted when half of it is dead.
+# first ``used`` entries taken, ``live`` the sum of the sets' sizes). 20 B per vertex +
+# 12 B per arena entry. Patching writes a new set into its vertex's slot, or at the
+# arena's end when it outgrows the slot, so a superstep that changes k sets costs
+# O(their entries), not a copy of the whole state; the arena is compacted when half of
+# it is dead. Vertices whose new sets are one set (a hub's leaves: ``_propagate`` names
+# it by a count ``-1 - j``, "the same as ``ids[j]``") share one slot: ``room`` 0 marks
+# the sharers, whose next own set goes to the arena's end. Sharers and their slot's
+# owner are leaves of one vertex updated together, so whenever the owner's set changes
+# theirs change with it, in the same patch.
 _SLACK = 4096  # dead arena entries always tolerated
 
 
@@ -80,20 +93,30 @@ def _slot_need(beg, fin, room, ids, ccnt):
     out = np.zeros(2, dtype=np.int64)
     for k in range(ids.shape[0]):
         v = ids[k]
-        if ccnt[k] > room[v]:
-            out[0] += ccnt[k]
-        out[1] += ccnt[k] - (fin[v] - beg[v])
+        m = ccnt[k]
+        if m < 0:  # a shared set: no entries of its own
+            m = ccnt[-1 - m]
+        elif m > room[v]:
+            out[0] += m
+        out[1] += m - (fin[v] - beg[v])
     return out
 
 
 @njit(**NUMBA_FLAGS)
 def _write_sets(beg, fin, room, lab, coef, at, ids, ccnt, clab, ccoef):
     """New sets for ``ids`` written in place; those that outgrow their slots go to the
-    arena from ``at`` on (the caller made room: :func:`_slot_need`)."""
+    arena from ``at`` on (the caller made room: :func:`_slot_need`). A count ``-1 - j``
+    makes v share the slot of ``ids[j]`` (written just before), with ``room`` 0."""
     pos = 0
     for k in range(ids.shape[0]):
         v = ids[k]
         m = ccnt[k]
+        if m < 0:
+            w = ids[-1 - m]
+            beg[v] = beg[w]
+            fin[v] = fin[w]
+            room[v] = 0
+            continue
         if m > room[v]:
             beg[v] = at
             room[v] = m
