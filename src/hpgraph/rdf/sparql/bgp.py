@@ -107,24 +107,28 @@ class _Pattern:
     def extend(self, result: Table, var):
         """``result`` joined with the pattern, ``var`` its only shared variable, found by
         binary search of each row's value; None where that would not give the rows of
-        :meth:`lookup` + ``join`` in the same order (``var`` not strictly increasing in
-        ``result``, a range not sorted by ``var``, rows to check for constants)."""
+        :meth:`lookup` + ``join`` in the same order: a value in several rows of the
+        pattern while ``var`` is not strictly increasing in ``result`` (with at most one
+        row per value both give ``result``'s order), a range not sorted by ``var``, rows
+        to check for constants."""
         sorted_by = self._sorted.get(var)
         if sorted_by is None:
             sorted_by = self._sorted[var] = self._sorted_by(var)
-        x = result.cols[var]
-        if sorted_by is False or self.checks or not (x[1:] > x[:-1]).all():
+        if sorted_by is False or self.checks:
             return None
         rows, keys = sorted_by
+        x = result.cols[var]
         lo = keys.searchsorted(x, "left")
         cnt = keys.searchsorted(x, "right") - lo
         if cnt.max(initial=0) <= 1:
             ia = cnt.nonzero()[0]
             idx = lo[ia]
-        else:
+        elif (x[1:] > x[:-1]).all():
             ends = cnt.cumsum()
             ia = np.arange(len(x)).repeat(cnt)
             idx = (lo - ends + cnt).repeat(cnt) + np.arange(ends[-1])
+        else:
+            return None
         cols = {k: v[ia] for k, v in result.cols.items()}
         for v, c in self.seen.items():
             if v != var:
