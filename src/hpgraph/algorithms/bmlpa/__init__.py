@@ -263,7 +263,7 @@ def bmlpa(
         if checkpoint is not None:  # the graph, the initial labels and the parameters
             fingerprint = {
                 "n": n, "edges": int(lix.shape[0]), "graph": crc(lip, lix), "labels": crc(*start),
-                "b": float(b).hex(), "max_labels": max_labels or 0, "stop": stop,
+                "b": repr(float(b)), "max_labels": max_labels or 0, "stop": stop,
                 "tolerance": repr(tolerance), "max_iterations": max_iterations,
             }  # fmt: skip
         try:
