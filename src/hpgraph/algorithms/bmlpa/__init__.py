@@ -191,9 +191,9 @@ def _check_stop(stop, tolerance, update="semi-sync"):
     return float(tolerance)
 
 
-def _in_order(ptr, lab, coef, order):
-    """The sets (CSR) with row i taken from row ``order[i]``."""
-    return _gather_rows([ptr[:-1], ptr[1:], None, lab, coef], order)
+def _in_order(ptr, lab, coef, order, threads):
+    """The sets (CSR) with row i taken from row ``order[i]``, copied on ``threads``."""
+    return _gather_rows([ptr[:-1], ptr[1:], None, lab, coef], order, threads)
 
 
 def bmlpa(
@@ -258,7 +258,7 @@ def bmlpa(
     if n and max_iterations:
         step = "sweep" if update == "semi-sync" else "superstep"
         show = _Show(progress, n, step) if progress else None
-        start = _in_order(ptr, lab, coef, order)
+        start = _in_order(ptr, lab, coef, order, threads or DEFAULT_THREADS)
         fingerprint = None
         if checkpoint is not None:  # the graph, the initial labels and the parameters
             fingerprint = {
@@ -300,7 +300,8 @@ def bmlpa(
         np.cumsum(counts, out=ptr[1:])
         rank = np.empty(n, dtype=np.int64)
         rank[order] = np.arange(n)
-        ptr, lab, coef = _in_order(ptr, lab, coef, rank)  # back to the input's numbering
+        # back to the input's numbering
+        ptr, lab, coef = _in_order(ptr, lab, coef, rank, threads or DEFAULT_THREADS)
     t1 = time.perf_counter()
     ptr, comm, coef, sizes, origin, nested = _postprocess(
         indptr, indices, ptr, lab, coef, num_labels, threads or DEFAULT_THREADS

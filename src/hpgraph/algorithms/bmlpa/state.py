@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from hpgraph.algorithms.bmlpa.postprocess import _in_ranges
 from hpgraph.algorithms.bmlpa.propagate import _grow
 from hpgraph.config import NUMBA_FLAGS
-from hpgraph.graph.views import rows_in_order
 
 __all__: list[str] = []
 
@@ -147,12 +147,40 @@ def _compacted(state):
     return _compact_state(np.diff(ptr), lab, coef)
 
 
-def _gather_rows(state, order):
+@njit(**NUMBA_FLAGS)
+def _row_ptr(beg, fin, order):
+    """(CSR offsets from 0 of the rows ``beg/fin[order[i]]``, ``beg[order[i]]``): the
+    second so that the copy reads it in order instead of missing on it again."""
+    m = order.shape[0]
+    ptr = np.zeros(m + 1, dtype=np.int64)
+    src = np.empty(m, dtype=np.int64)
+    for i in range(m):
+        v = order[i]
+        src[i] = beg[v]
+        ptr[i + 1] = ptr[i] + fin[v] - beg[v]
+    return ptr, src
+
+
+@njit(**NUMBA_FLAGS)
+def _copy_rows(src, lab, coef, ptr, olab, ocoef, i0, i1):
+    """Rows i0 <= i < i1 of :func:`_gather_rows`: labels and coefficients in one pass
+    (element loops: a slice per row costs about 100 ns, more than its copy)."""
+    for i in range(i0, i1):
+        d = ptr[i] - src[i]
+        for q in range(src[i], src[i] + ptr[i + 1] - ptr[i]):
+            olab[q + d] = lab[q]
+            ocoef[q + d] = coef[q]
+
+
+def _gather_rows(state, order, threads=1):
     """The sets of vertices ``order`` (in that order) of a state, as CSR (ptr from 0,
-    labels, coefficients)."""
+    labels, coefficients); the copy in ranges of equal work on ``threads`` threads."""
     beg, fin, _, lab, coef = state[:5]
-    ptr, glab = rows_in_order(beg, fin, lab, order)
-    return ptr, glab, rows_in_order(beg, fin, coef, order)[1]
+    ptr, src = _row_ptr(beg, fin, order)
+    olab = np.empty(ptr[-1], dtype=lab.dtype)
+    ocoef = np.empty(ptr[-1], dtype=coef.dtype)
+    _in_ranges(threads, ptr, lambda i0, i1: _copy_rows(src, lab, coef, ptr, olab, ocoef, i0, i1))
+    return ptr, olab, ocoef
 
 
 def _patch(state, ids, ccnt, clab, ccoef):
