@@ -133,7 +133,8 @@ class PeerCheckpoints:
     # -- called by the peers (engine/bsp.py)
     def point(self, peer, points: int, state, shared) -> None:
         """Peer ``peer`` is at its checkpoint point number ``points`` (every peer at once):
-        write it when due, the process's peers' files in parallel by its first peer."""
+        when due, the process's first peer writes every local peer's files (the others
+        wait at a barrier on each side, so nobody changes what is being written)."""
         if (
             self.folders is None
             or points % self.opts.every
