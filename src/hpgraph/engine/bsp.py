@@ -28,7 +28,16 @@ from hpgraph.engine.contract import resolve
 from hpgraph.engine.stats import JobStats, SuperstepStats
 from hpgraph.errors import InvalidArgumentError, RuntimeErrorInJob
 
-__all__ = ["Peer", "run_bsp", "BSPResult", "PeerStopped", "merge_peer_stats", "make_peers"]
+__all__ = [
+    "Peer",
+    "run_bsp",
+    "BSPResult",
+    "PeerStopped",
+    "merge_peer_stats",
+    "make_peers",
+    "close_peers",
+    "PeerJob",
+]
 
 
 class PeerStopped(RuntimeErrorInJob):

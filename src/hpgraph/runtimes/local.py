@@ -45,10 +45,7 @@ class _LocalExchange:
         """(barrier seconds, communication seconds, [(sender, payload), ...])."""
         t0 = time.perf_counter()
         self.waiting.add(pid)
-        try:
-            self.barrier.wait()
-        except threading.BrokenBarrierError:
-            raise PeerStopped("another peer failed; this peer stopped") from None
+        _wait(self.barrier)
         t1 = time.perf_counter()
         out = []
         for src in range(self.peers):
@@ -75,10 +72,15 @@ class _LocalExchange:
 
     def local_barrier(self):
         """Every peer (all share this process) waits here."""
-        try:
-            self.gate.wait()
-        except threading.BrokenBarrierError:
-            raise PeerStopped("another peer failed; this peer stopped") from None
+        _wait(self.gate)
+
+
+def _wait(barrier):
+    """Wait at ``barrier``; a peer failed and broke it: this peer stops too."""
+    try:
+        barrier.wait()
+    except threading.BrokenBarrierError:
+        raise PeerStopped("another peer failed; this peer stopped") from None
 
 
 class LocalRuntime(Runtime):
@@ -121,9 +123,10 @@ class LocalRuntime(Runtime):
         n = self.num_parts
         watch = stall_watch()
         exchange = _LocalExchange(n, watch)
+        peer_objs = make_peers(exchange, self, checkpoint)
+        exchange.superstep = peer_objs[0].superstep  # a resumed job's, for the report
         if watch is not None:
             watch.progress(exchange._report)
-        peer_objs = make_peers(exchange, self, checkpoint)
         failures = {}
 
         def body(p):
