@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 import click
@@ -115,12 +116,26 @@ def graph(data, predicates, undirected, graph_name, output):
     help="Query the merge of all graphs as the default graph (unless FROM says otherwise).",
 )
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write results here.")
-def sparql(data, query, query_file, fmt, union_default_graph, output):
+@click.option(
+    "--ranks",
+    type=click.IntRange(min=1),
+    help="Answer on this many MPI ranks (started with mpiexec), the triples spread over "
+    "them by subject.",
+)
+@click.option(
+    "--runtime",
+    "runtime_name",
+    type=click.Choice(["local", "mpi"]),
+    help="local: one process; mpi: the ranks of mpiexec. [default: mpi when started by "
+    "an MPI launcher, else local]",
+)
+def sparql(data, query, query_file, fmt, union_default_graph, output, ranks, runtime_name):
     """Answer a SPARQL query on DATA, a store directory or an RDF file: SELECT and ASK in
     the W3C results formats, CONSTRUCT and DESCRIBE as N-Triples. The default graph is
     the store's default graph only (as pyoxigraph), all graphs with
-    --union-default-graph."""
-    from hpgraph.errors import InvalidArgumentError
+    --union-default-graph. With --ranks P (or under mpiexec) each rank holds the triples
+    whose subject hashes to it; rank 0 writes the answer, the same as one process's."""
+    from hpgraph.errors import InvalidArgumentError, agreed
     from hpgraph.rdf import Store
     from hpgraph.rdf.sparql import (
         format_boolean,
@@ -130,13 +145,37 @@ def sparql(data, query, query_file, fmt, union_default_graph, output):
         to_table,
     )
 
-    if (query is None) == (query_file is None):
-        raise InvalidArgumentError("give exactly one of -e QUERY or -q FILE")
-    if query_file is not None:
-        with open(query_file, encoding="utf-8") as fh:
-            query = fh.read()
-    store = Store.open(data) if os.path.isdir(data) else Store.load(data)
-    result = run_query(store, query, union=union_default_graph)
+    if ranks is not None:
+        from hpgraph.rdf.mpi.launch import relaunch
+
+        sys.exit(relaunch(ranks, sys.argv[1:]))
+    if runtime_name is None:
+        from hpgraph.rdf.mpi.launch import launched_by_mpi
+
+        runtime_name = "mpi" if launched_by_mpi() else "local"
+    try:
+        if runtime_name == "mpi":
+            from hpgraph.rdf.mpi.launch import mpi_module
+
+            mpi_module()  # MPI started: an error every rank raises alike is printed once
+        if (query is None) == (query_file is None):
+            raise InvalidArgumentError("give exactly one of -e QUERY or -q FILE")
+        if query_file is not None:
+            with open(query_file, encoding="utf-8") as fh:
+                query = fh.read()
+    except (InvalidArgumentError, OSError) as exc:
+        raise (agreed(exc) if runtime_name == "mpi" else exc) from None
+    if runtime_name == "mpi":
+        from hpgraph.rdf.mpi import DistributedStore
+
+        spread = DistributedStore.open(data)
+        result = spread.query(query, union=union_default_graph)
+        if result is None:  # not rank 0: rank 0 writes the answer
+            return
+        store = spread.store
+    else:
+        store = Store.open(data) if os.path.isdir(data) else Store.load(data)
+        result = run_query(store, query, union=union_default_graph)
     if result.kind == "ask":
         text = format_boolean(result.boolean, fmt)
     elif result.kind == "graph":

@@ -22,7 +22,7 @@ import numpy as np
 from hpgraph.errors import GraphFormatError, InvalidArgumentError
 from hpgraph.rdf.triples import DEFAULT_GRAPH, NamedGraphs, Triples, sort_quads
 
-__all__ = ["Store", "DEFAULT_GRAPH"]
+__all__ = ["Store", "DEFAULT_GRAPH", "store_meta", "read_terms"]
 
 _VERSION = 2
 _READS = (1, 2)
@@ -54,6 +54,9 @@ class Store:
         self._merges: dict[tuple, Triples] = {}
         self.plans: dict = {}  # the query executor's prepared BGPs (sparql.bgp)
         self._term_array = None
+        #: the MPI ranks holding the triples (hpgraph.rdf.mpi), which answer the BGPs;
+        #: None: this store holds them all
+        self.cluster = None
 
     # ------------------------------------------------------------------ building
     @classmethod
@@ -99,33 +102,13 @@ class Store:
     @classmethod
     def open(cls, path) -> Store:
         """Reopen a store directory written by :meth:`save` (this version or version 1)."""
-        meta_path = os.path.join(path, "meta.json")
-        if not os.path.isfile(meta_path):
-            raise GraphFormatError("not an hpgraph RDF store (no meta.json)", path)
-        with open(meta_path) as fh:
-            meta = json.load(fh)
-        if meta.get("format") != "hpgraph-rdf" or meta.get("version") not in _READS:
-            raise GraphFormatError(
-                f"not an hpgraph RDF store of version {' or '.join(map(str, _READS))} "
-                f"(found version {meta.get('version')}): load the data again",
-                path,
-            )
-        with open(os.path.join(path, "terms.bin"), "rb") as fh:
-            blob = fh.read()
-        offsets = np.load(os.path.join(path, "offsets.npy"))
-        text = blob.decode("utf-8")
-        if len(text) == len(blob):  # ASCII: byte offsets are character offsets
-            off = offsets.tolist()
-            terms = [text[a:b] for a, b in zip(off[:-1], off[1:], strict=True)]
-        else:
-            off = offsets.tolist()
-            terms = [blob[a:b].decode("utf-8") for a, b in zip(off[:-1], off[1:], strict=True)]
+        meta = store_meta(path)
         pso = np.load(os.path.join(path, "pso.npy"))
         pos = np.load(os.path.join(path, "pos.npy"))
         graphs = None
         if meta["version"] >= 2:
             graphs = np.load(os.path.join(path, "graphs.npy"))
-        return cls(terms, pso, pos, graphs)
+        return cls(read_terms(path), pso, pos, graphs)
 
     def save(self, path) -> None:
         """Write the store directory ``path`` (must not exist) atomically."""
@@ -257,6 +240,34 @@ class Store:
         from hpgraph.rdf.bridge import subgraph
 
         return subgraph(self, predicates, directed=directed, graph=graph)
+
+
+def store_meta(path) -> dict:
+    """The ``meta.json`` of the store directory ``path``, or the one-line error saying
+    that it is no store (of a version this code reads)."""
+    meta_path = os.path.join(path, "meta.json")
+    if not os.path.isfile(meta_path):
+        raise GraphFormatError("not an hpgraph RDF store (no meta.json)", path)
+    with open(meta_path) as fh:
+        meta = json.load(fh)
+    if meta.get("format") != "hpgraph-rdf" or meta.get("version") not in _READS:
+        raise GraphFormatError(
+            f"not an hpgraph RDF store of version {' or '.join(map(str, _READS))} "
+            f"(found version {meta.get('version')}): load the data again",
+            path,
+        )
+    return meta
+
+
+def read_terms(path) -> list[str]:
+    """The dictionary of the store directory ``path``: term strings, index = id."""
+    with open(os.path.join(path, "terms.bin"), "rb") as fh:
+        blob = fh.read()
+    off = np.load(os.path.join(path, "offsets.npy")).tolist()
+    text = blob.decode("utf-8")
+    if len(text) == len(blob):  # ASCII: byte offsets are character offsets
+        return [text[a:b] for a, b in zip(off[:-1], off[1:], strict=True)]
+    return [blob[a:b].decode("utf-8") for a, b in zip(off[:-1], off[1:], strict=True)]
 
 
 def _infer(spo, graph, ids, ontology):

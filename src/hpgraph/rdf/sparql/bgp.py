@@ -18,7 +18,7 @@ from hpgraph.rdf.sparql.paths import is_path, path_table
 from hpgraph.rdf.sparql.table import Table, join
 from hpgraph.rdf.sparql.terms import Unsupported
 
-__all__ = ["bgp"]
+__all__ = ["bgp", "join_pattern"]
 
 #: A pattern is looked up rather than scanned when it has this many times more rows than
 #: the joined part.
@@ -187,6 +187,9 @@ class _Seed:
 def bgp(ctx, triples, seed: Table | None = None) -> Table:
     """The solutions of a BGP (joined with ``seed`` if given): its triple patterns joined,
     then its property-path patterns (each walked from what the patterns before it bound)."""
+    cluster = ctx.store.cluster
+    if cluster is not None:  # the store is spread over MPI ranks (hpgraph.rdf.mpi)
+        return cluster.bgp(ctx, triples, seed)
     paths, terms = _plan(ctx, triples)
     result = _patterns(ctx, terms, seed)
     for s, path, o in paths:
@@ -237,22 +240,28 @@ def _patterns(ctx, terms, seed) -> Table:
     while patterns:
         bound = set(result.cols)
         connected = [i for i, t in enumerate(patterns) if bound & t.vars]
-        pattern = patterns.pop(connected[0] if connected else 0)
-        part = joined = None
-        if connected and result.n * LOOKUP_RATIO < pattern.n and isinstance(pattern, _Pattern):
-            shared = pattern.vars & bound
-            for var in sorted(shared - result.maybe):
-                if shared == {var}:
-                    joined = pattern.extend(result, var)
-                    if joined is not None:
-                        break
-                part = pattern.lookup(var, _distinct(result.cols[var]))
-                if part is not None:
-                    break
-        if joined is None:
-            joined = join(result, pattern.table() if part is None else part)
-        result = joined
+        result = join_pattern(result, patterns.pop(connected[0] if connected else 0))
     return result
+
+
+def join_pattern(result: Table, pattern) -> Table:
+    """``result`` joined with a pattern (or a seed): a pattern much larger than
+    ``result`` is looked up from ``result``'s values of a shared variable, not scanned.
+    The MPI executor (:mod:`hpgraph.rdf.mpi`) joins each rank's rows with it too."""
+    part = joined = None
+    if result.n * LOOKUP_RATIO < pattern.n and isinstance(pattern, _Pattern):
+        shared = pattern.vars & set(result.cols)
+        for var in sorted(shared - result.maybe):
+            if shared == {var}:
+                joined = pattern.extend(result, var)
+                if joined is not None:
+                    break
+            part = pattern.lookup(var, _distinct(result.cols[var]))
+            if part is not None:
+                break
+    if joined is None:
+        joined = join(result, pattern.table() if part is None else part)
+    return joined
 
 
 def _distinct(col):
