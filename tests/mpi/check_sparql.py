@@ -1,4 +1,4 @@
-"""Run under ``mpiexec -n P STORE``: for each size 1..P (the first ranks of the world,
+"""Run under ``mpiexec -n P STORE [FILE]``: for each size 1..P (the first ranks of the world,
 one launch for every size), every query of :data:`QUERIES` (the 14 LUBM queries and
 one per SPARQL feature) answered on the store spread over that many ranks
 (:class:`~hpgraph.rdf.mpi.DistributedStore`) must equal one process's answer on the
@@ -6,7 +6,8 @@ whole store: the same rows as multisets, the same sequence where ORDER BY decide
 same boolean for ASK and the same triples for CONSTRUCT. Rank 0 prints ``QUERIES
 <count>``, then per size ``BYTES <size>: <triples bytes of each rank>`` and ``OK <size>
 <name> <rows>`` per query, ``REFUSED <size> <name>: <error>`` per query the ranks do not
-answer (:data:`REFUSED`) and ``AFTER <size> <rows>`` for a query after those errors."""
+answer (:data:`REFUSED`) and ``AFTER <size> <rows>`` for a query after those errors;
+with an RDF FILE, ``OK <P> file <name> <rows>`` for the LUBM queries on it (P ranks)."""
 
 from __future__ import annotations
 
@@ -114,8 +115,22 @@ def main():
                         "ORDER BY" in text,
                     )
             refused(comm, dist)
+            if size == world.Get_size() and len(sys.argv) > 2:
+                from_file(comm, sys.argv[2])
             comm.Free()
         world.Barrier()
+
+
+def from_file(comm, path):
+    """The LUBM queries on an RDF file (parsed by rank 0, its rows scattered) equal one
+    process's on the same file."""
+    whole = Store.load(path) if comm.Get_rank() == 0 else None
+    dist = DistributedStore.open(path, comm=comm)
+    for name, text in LUBM.items():
+        got = dist.query(text)
+        if comm.Get_rank() == 0:
+            want = rows(whole, run_query(whole, text))
+            check(f"{comm.Get_size()} file {name}", rows(dist.store, got), want, False)
 
 
 #: What the ranks do not answer: each a one-line error, the same on every rank.
