@@ -232,6 +232,22 @@ def _check(algebra, union_of_named) -> None:
         raise Unsupported("FROM / FROM NAMED under MPI (run one process)")
     if union_of_named:
         raise Unsupported("the union default graph of named graphs under MPI (run one process)")
+    seen = _CHECKED.get(id(algebra))
+    if seen is None or seen[0] is not algebra:
+        if len(_CHECKED) >= 256:
+            _CHECKED.clear()
+        seen = _CHECKED[id(algebra)] = (algebra, _has_graph(algebra))
+    if seen[1]:
+        raise Unsupported("GRAPH under MPI (run one process)")
+
+
+#: id of a translated algebra (kept per text by sparql.algebra.translate) -> (the
+#: algebra, whether it holds a GRAPH pattern): walked once per text, not per run
+_CHECKED: dict[int, tuple] = {}
+
+
+def _has_graph(algebra) -> bool:
+    """Whether a GRAPH pattern occurs anywhere in ``algebra`` (EXISTS included)."""
     stack, seen = [algebra], set()
     while stack:
         node = stack.pop()
@@ -240,7 +256,8 @@ def _check(algebra, union_of_named) -> None:
         seen.add(id(node))
         if isinstance(node, dict):
             if getattr(node, "name", None) == "Graph":
-                raise Unsupported("GRAPH under MPI (run one process)")
+                return True
             stack.extend(dict.values(node))
         elif isinstance(node, (list, tuple)):
             stack.extend(node)
+    return False

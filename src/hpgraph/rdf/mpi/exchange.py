@@ -4,8 +4,8 @@ Graph Engine's "coexchange"), and a table copied to every rank or gathered on ra
 
 A table travels as one int64 block per destination: its columns in name order, row by
 row, every table's rows for that destination back to back, so one join moves both of
-its sides in one exchange of counts (``Alltoall``) and one of rows (``Alltoallv``).
-Nothing is pickled; every rank must name the same columns (the executor's plans are the
+its sides in one exchange of counts (``Alltoall``) and one of rows (``Alltoallv``),
+nothing pickled; every rank must name the same columns (the executor's plans are the
 same on every rank).
 """
 
@@ -93,18 +93,14 @@ def replicate(comm, MPI, t: Table) -> Table:
 
 
 def gather(comm, MPI, t: Table):
-    """Every rank's rows of ``t`` on rank 0 (``Gatherv``), None on the others."""
+    """Every rank's rows of ``t`` on rank 0, None on the others: one ``gather`` of each
+    rank's rows as one array (pickled: a query's last step, where a second collective
+    for the counts cost more than the copy)."""
     names = sorted(t.cols)
-    rows = _matrix(t, names).reshape(-1)
-    n = comm.gather(t.n, root=0)
-    if comm.Get_rank() != 0:
-        comm.Gatherv([rows, MPI.INT64_T], None, root=0)
+    parts = comm.gather(_matrix(t, names), root=0)
+    if parts is None:
         return None
-    n = np.array(n, np.int64)
-    counts = n * len(names)
-    out = np.empty(int(counts.sum()), np.int64)
-    comm.Gatherv([rows, MPI.INT64_T], [out, (counts, _displs(counts)), MPI.INT64_T], root=0)
-    return _table(out.reshape(int(n.sum()), len(names)), names, t.maybe)
+    return _table(np.concatenate(parts), names, t.maybe)
 
 
 def _displs(counts):
