@@ -275,7 +275,9 @@ def _job_arrays(job, dense: bool) -> dict:
     out = {name: job.own(name) for name in _PER_VERTEX if not (dense and name in _NOT_DENSE)}
     out["counter_rows"] = job.counter_rows[local[0] : local[-1] + 1]
     out["agg_value"] = job.a["agg_value"]
-    out["flags"] = np.array([dense, job.rescan], dtype=np.uint8)
+    # receivers listed per chunk (job.woken) are found again by a scan
+    rescan = job.rescan or job.woken.shape[0] > 0
+    out["flags"] = np.array([dense, rescan], dtype=np.uint8)
     if not job.program.combined:
         ptr = job.a["msg_ptr"]
         out["msg_ptr"] = ptr[lo : hi + 1]

@@ -298,6 +298,11 @@ class _Job:
         self.chunks = None  # this process's vertices in chunks (made on first need)
         self.next_chunk = np.zeros(1, dtype=np.int64)  # the next chunk to take
         self.rescan = False  # receivers were not listed: the next compute scans all
+        # a chunked pull's receivers per chunk (pull_chunks), when they are all the next
+        # compute's candidates; else empty
+        self.woken = np.zeros(0, dtype=np.int64)
+        self.no_woken = self.woken
+        self.woken_buf = None  # (made at the first chunked pull)
         self.scan_first = awake is None  # superstep 0 computes every vertex
         if awake is not None:
             self._start_awake(awake)
@@ -383,7 +388,12 @@ class _Job:
         k, prog = self.kernels, self.program
         scratch = np.zeros(LIST_BASE + 1, dtype=np.int64)
         empty = self.base._replace(lo=0, hi=0, counters_d=describe(scratch))
-        self.compute_part = codegen.entry_point(prog, k.compute_part, empty, False)
+        none = np.zeros(0, dtype=np.int64)
+        none.flags.writeable = False  # like the chunks kept on the graph
+        self.no_chunks = none
+        self.compute_part = codegen.entry_point(
+            prog, k.compute_part, empty, False, none, self.no_woken
+        )
         zeros = np.zeros(self.partition.parts, dtype=np.int64)
         dargs = (*self.edge_arrays(False), self.offsets, zeros, self.all_dst, self.all_val)
         if prog.combined:
@@ -391,11 +401,19 @@ class _Job:
             self.deliver_combined = codegen.entry_point(
                 prog, k.deliver_combined, empty, False, False, 0, n, *dargs
             )
-            none = np.zeros(0, dtype=np.int64)
-            none.flags.writeable = False  # like the chunks kept on the graph
             ip, ix, w = self.edge_arrays(False)  # the in-edges' types, not built yet
             self.pull_chunks = codegen.entry_point(
-                prog, k.pull_chunks, empty, False, ip, ix, w, none, self.next_chunk, self.no_bits
+                prog,
+                k.pull_chunks,
+                empty,
+                False,
+                ip,
+                ix,
+                w,
+                none,
+                self.next_chunk,
+                self.no_bits,
+                self.no_woken,
             )
             self.mark_senders = codegen.entry_point(prog, k.mark_senders, empty, self.no_bits)
         if self.dense_ok:
@@ -447,8 +465,13 @@ class _Job:
         a chunked pull, which lists no receivers)."""
         if not dense:
             scan = (ss == 0 and self.scan_first) or self.rescan
+            woken, chunks = self.woken, self.no_chunks
+            if woken.shape[0]:  # the last pull listed its receivers per chunk
+                chunks = self.chunks
             self.rescan = False
-            return self.rt.run_parts(self.compute_part, lambda p: (self.ctx(p), scan))
+            self.woken = self.no_woken
+            args = (scan, chunks, woken)
+            return self.rt.run_parts(self.compute_part, lambda p: (self.ctx(p), *args))
         in_ip, in_ix, _ = self.edge_arrays(True)
         self.next_chunk[0] = 0
         self.chunk_aggs[:] = self.agg_identity
@@ -617,11 +640,19 @@ class _Job:
             n = self.graph.n
             everyone = prog.edge_message is None and int(sender_counts.sum()) == n
             if pull and int(self.counters()[:, _C["direct"]].sum()) == 0:
-                # threads take chunks of receivers in turn (no direct sends to merge)
+                # threads take chunks of receivers in turn (no direct sends to merge);
+                # they list the receivers per chunk, over the awake lists: with none
+                # awake, those lists are the next candidates, else the next compute
+                # scans every vertex
                 bits = self.no_bits if everyone else self._sender_bits()
-                args = (everyone, *edge[1:4], self.work_chunks(), self.next_chunk, bits)
+                chunks = self.work_chunks()
+                woken = self._woken_counts(chunks)
+                args = (everyone, *edge[1:4], chunks, self.next_chunk, bits, woken)
                 self.next_chunk[0] = 0
-                self.rescan = True
+                if int(self.counters()[:, _C["awake"]].sum()) == 0:
+                    self.woken = woken
+                else:
+                    self.rescan = True
                 return rt.run_parts(self.pull_chunks, lambda p: (self.ctx(p), *args))
             return rt.run_parts(
                 self.deliver_combined,
@@ -636,6 +667,13 @@ class _Job:
         self.a["msg_ptr"][-1] = bases[-1]
         filled = rt.run_parts(self.deliver_listed, lambda p: (self.ctx(p), int(bases[p]), *edge))
         return [(None, a + b) for (_, a), (_, b) in zip(counted, filled, strict=True)]
+
+    def _woken_counts(self, chunks):
+        """Per chunk of a chunked pull, the number of receivers it listed (one int64 per
+        chunk, made once per job)."""
+        if self.woken_buf is None:
+            self.woken_buf = np.zeros(chunks.shape[0] - 1, dtype=np.int64)
+        return self.woken_buf
 
     def _sender_bits(self):
         """The senders of this superstep as a bitmap (a bit per vertex), which a pull

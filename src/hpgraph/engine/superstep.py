@@ -95,8 +95,12 @@ def _asleep(state, has_msg, v):
 
 
 @njit(**NUMBA_FLAGS)
-def compute_part(ctx, force_dense):
-    """Compute phase of one part; its results are left in ctx.counters (its own row)."""
+def compute_part(ctx, force_dense, chunks, woken):
+    """Compute phase of one part; its results are left in ctx.counters (its own row).
+    The vertices visited: all of the part (``force_dense``), the part's candidate list,
+    or, after a chunked pull that listed its receivers per chunk (``woken``, not empty:
+    chunk i's receivers are ``candidates[chunks[i]:chunks[i] + woken[i]]``), those of the
+    chunks that overlap the part, each taken by the part that owns it."""
     lo, hi = ctx.lo, ctx.hi
     c = ctx.counters
     state, has_msg, sending = ctx.state, ctx.has_msg, ctx.sending
@@ -116,23 +120,30 @@ def compute_part(ctx, force_dense):
 
     computed = 0
     awake = 0
-    # One loop over the vertices to visit: all of the part, or only those left awake or
-    # sent mail last superstep (the candidates). compute is called here, not from a
-    # helper taking the context: numba copies a context passed to an inlined function,
-    # which costs reference counting (its typed lists) on every call.
-    scan = force_dense or ncand > (hi - lo) // 16
+    # One loop over the vertices to visit, in segments of the candidate array (one
+    # segment unless the receivers were listed per chunk). compute is called here, not
+    # from a helper taking the context: numba copies a context passed to an inlined
+    # function, which costs reference counting (its typed lists) on every call.
+    chunked = woken.shape[0] > 0
+    scan = not chunked and (force_dense or ncand > (hi - lo) // 16)
     cand = ctx.candidates
-    for i in range(hi - lo if scan else ncand):
-        v = lo + i if scan else cand[lo + i]
-        if _asleep(state, has_msg, v):
-            continue
-        state[v] = ACTIVE
-        _compute(ctx, v)
-        has_msg[v] = 0
-        if state[v] == ACTIVE:
-            nxt[lo + awake] = v
-            awake += 1
-        computed += 1
+    for s in range(woken.shape[0] if chunked else 1):
+        base, count = lo, (hi - lo if scan else ncand)
+        if chunked:
+            base, count = chunks[s], woken[s]
+            if count == 0 or chunks[s + 1] <= lo or base >= hi:
+                continue
+        for i in range(count):
+            v = base + i if scan else cand[base + i]
+            if v < lo or v >= hi or _asleep(state, has_msg, v):
+                continue
+            state[v] = ACTIVE
+            _compute(ctx, v)
+            has_msg[v] = 0
+            if state[v] == ACTIVE:
+                nxt[lo + awake] = v
+                awake += 1
+            computed += 1
 
     # Message accounting, per sender: its edges into this part are local.
     indptr, local_degree = ctx.indptr, ctx.local_degree
@@ -408,19 +419,21 @@ def deliver_combined(
 
 
 @njit(**NUMBA_FLAGS)
-def pull_chunks(ctx, everyone, in_indptr, in_indices, in_weights, chunks, next_chunk, bits):
+def pull_chunks(ctx, everyone, in_indptr, in_indices, in_weights, chunks, next_chunk, bits,
+                woken):  # fmt: skip
     """Pull delivery on shared memory for the chunks [chunks[i], chunks[i+1]) this
     thread takes (``fetch_add`` on ``next_chunk[0]``) until none is left, senders told
-    by ``bits`` (``mark_senders``; empty when every vertex sent). Receivers are listed
-    per chunk, not per part, so the next superstep's compute scans every vertex (as it
-    does after any pull that wakes many); direct sends go the static way."""
+    by ``bits`` (``mark_senders``; empty when every vertex sent). Chunk i lists the
+    receivers it wakes from ``next_candidates[chunks[i]]`` on and leaves their number in
+    ``woken[i]``, which the next compute reads instead of scanning every vertex (when no
+    vertex was left awake, whose lists this overwrites); direct sends go the static way."""
     n = ctx.num_vertices
     while True:
         i = fetch_add(next_chunk, 0, 1)
         if i >= chunks.shape[0] - 1:
             break
         lo, hi = chunks[i], chunks[i + 1]
-        _pull(ctx, lo, hi, everyone, 0, n, in_indptr, in_indices, in_weights, 0, bits)
+        woken[i] = _pull(ctx, lo, hi, everyone, 0, n, in_indptr, in_indices, in_weights, 0, bits)
 
 
 # ---------------------------------------------------------------- listed messages
