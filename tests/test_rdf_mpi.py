@@ -56,7 +56,8 @@ def test_queries_on_1_2_3_ranks_equal_one_process(lubm1):
         assert f"AFTER {size} 4" in out.stdout
     for what in ("DESCRIBE under MPI", "GRAPH under MPI", "FROM / FROM NAMED under MPI"):
         assert f"SPARQL feature not supported: {what} (run one process)" in out.stdout
-    assert out.stdout.count("REFUSED 3 ") == 4 and "REFUSED 3 syntax: SPARQL syntax" in out.stdout
+    assert out.stdout.count("REFUSED 3 ") == 5 and "REFUSED 3 syntax: SPARQL syntax" in out.stdout
+    assert "REFUSED 2 alone: this store is spread over MPI ranks" in out.stdout
 
 
 def _hpgraph(*args, env=None):

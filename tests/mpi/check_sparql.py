@@ -155,6 +155,11 @@ def refused(comm, dist):
         if comm.Get_rank() == 0:
             same = every[0] is not None and "\n" not in every[0] and len(set(every)) == 1
             print(f"{'REFUSED' if same else 'FAIL'} {comm.Get_size()} {name}: {every[0]}")
+    if comm.Get_rank() == 0:
+        try:
+            dist.store.query(QUERIES["Q1"])  # rank 0 alone: refused, no hang
+        except InvalidArgumentError as exc:
+            print(f"REFUSED {comm.Get_size()} alone: {exc}")
     got = dist.query(QUERIES["Q1"])
     if comm.Get_rank() == 0:
         print(f"AFTER {comm.Get_size()} {len(rows(dist.store, got))}", flush=True)

@@ -57,6 +57,7 @@ class DistributedStore:
             self.store.cluster = self
             self.local = self.store.default
         self._collective = False
+        self._answering = False  # rank 0 inside query(): the other ranks serve its BGPs
 
     @classmethod
     def open(cls, path, comm=None) -> DistributedStore:
@@ -84,6 +85,7 @@ class DistributedStore:
         from hpgraph.rdf.sparql import run_query
         from hpgraph.rdf.sparql.algebra import translate
 
+        self._answering = True
         try:
             algebra, _ = translate(text)
             _check(algebra, union and self.named_graphs > 0)
@@ -92,6 +94,8 @@ class DistributedStore:
             self._abort_if_collective(exc)
             self._send(("stop", problem_text(exc)))
             raise agreed(exc) from None
+        finally:
+            self._answering = False
         self._send(("stop", None))
         return result
 
@@ -101,6 +105,11 @@ class DistributedStore:
         from hpgraph.rdf.sparql.graphs import active_graph
         from hpgraph.rdf.sparql.paths import _tree, path_table
 
+        if not self._answering:  # the other ranks are not listening: they would hang
+            raise InvalidArgumentError(
+                "this store is spread over MPI ranks: query it with DistributedStore.query "
+                "on every rank"
+            )
         if ctx.graph is not self.store.default or ctx.graph_var is not None:
             raise Unsupported("named graphs under MPI (run one process)")
         paths, terms = _plan(ctx, triples)
