@@ -8,9 +8,10 @@ under OPTIONAL, UNION, MINUS, EXISTS, a sub-SELECT) comes here. Rank 0 sends the
 plan (its patterns' term ids, the seed's columns) to the other ranks, which wait for
 commands, and all ranks evaluate it together (:func:`~hpgraph.rdf.mpi.bgp.solve`); the
 solutions are gathered on rank 0. A property path needs the triples of its predicates
-(and, for ``*`` and ``?``, every node of the graph): they are gathered on rank 0 and the
-path is walked there. Everything above the BGPs (FILTER, OPTIONAL, UNION, MINUS, BIND,
-aggregates, ORDER BY, the results) runs on rank 0 on the gathered solutions.
+(and, for ``*`` and ``?``, every node of the graph): they are gathered on rank 0 (and
+kept for the next query) and the path is walked there. Everything above the BGPs
+(FILTER, OPTIONAL, UNION, MINUS, BIND, aggregates, ORDER BY, the results) runs on rank
+0 on the gathered solutions.
 
 Not distributed, a one-line error: named graphs (GRAPH, FROM, FROM NAMED,
 ``--union-default-graph`` over a dataset with named graphs) and DESCRIBE (it reads the
@@ -40,6 +41,8 @@ __all__ = ["DistributedStore"]
 _TAG = 7716
 #: Longest sleep (s) between polls of a rank waiting for rank 0's next command.
 _POLL = 0.0002
+#: How many paths' gathered triples rank 0 keeps.
+PATHS_KEPT = 4
 
 
 class DistributedStore:
@@ -58,6 +61,7 @@ class DistributedStore:
             self.local = self.store.default
         self._collective = False
         self._answering = False  # rank 0 inside query(): the other ranks serve its BGPs
+        self._paths: dict[tuple, Triples] = {}  # rank 0: gathered triples of paths
 
     @classmethod
     def open(cls, path, comm=None) -> DistributedStore:
@@ -120,11 +124,24 @@ class DistributedStore:
             result = self._run(("bgp", terms, header), seed)
         for s, path, o in paths:
             s, o = _terms(ctx, (s, o), intern=True)
-            preds, nodes = _predicates(_tree(ctx, path))
-            graph = self._run(("edges", preds, nodes))
-            with active_graph(ctx, graph):
+            with active_graph(ctx, self._path_graph(_predicates(_tree(ctx, path)))):
                 result = join(result, path_table(ctx, s, path, o, result))
         return result
+
+    def _path_graph(self, key) -> Triples:
+        """The triples a path reads, gathered on rank 0 (``key``: the predicates, None
+        for all, and whether every node is needed), kept for the last few sets of
+        predicates (the store does not change: a path query run again moves nothing);
+        every triple (a negated set) is gathered each time, never kept."""
+        graph = self._paths.get(key)
+        if graph is None:
+            graph = self._run(("edges", *key))
+            if key[0] is None:
+                return graph
+            if len(self._paths) >= PATHS_KEPT:
+                self._paths.pop(next(iter(self._paths)))
+            self._paths[key] = graph
+        return graph
 
     # ------------------------------------------------------------------ commands
     def _send(self, command):
@@ -215,8 +232,8 @@ class _Gathered(Triples):
 
 
 def _predicates(tree):
-    """(sorted predicate ids a path tree reads, or None for all of them (a negated
-    set); whether it needs every node (``*``, ``?``))."""
+    """(sorted predicate ids a path tree reads as a tuple, or None for all of them (a
+    negated set); whether it needs every node (``*``, ``?``))."""
     preds, nodes, every = set(), False, False
     stack = [tree]
     while stack:
@@ -230,7 +247,7 @@ def _predicates(tree):
         else:  # ("mul", inner, mod)
             nodes |= node[2] in ("*", "?")
             stack.append(node[1])
-    return (None if every else sorted(preds)), nodes
+    return (None if every else tuple(sorted(preds))), nodes
 
 
 def _check(algebra, union_of_named) -> None:
