@@ -255,6 +255,7 @@ def bmlpa(
     n = graph.n
     stats = None
     stopped, changed, relabelled, active = "no supersteps", [], [], []
+    view = (indptr, indices, None)  # the graph the sets are numbered in, and its scan order
     if n and max_iterations:
         step = "sweep" if update == "semi-sync" else "superstep"
         show = _Show(progress, n, step) if progress else None
@@ -300,13 +301,16 @@ def bmlpa(
         np.cumsum(counts, out=ptr[1:])
         rank = np.empty(n, dtype=np.int64)
         rank[order] = np.arange(n)
-        # back to the input's numbering
-        ptr, lab, coef = _in_order(ptr, lab, coef, rank, threads or DEFAULT_THREADS)
+        # post-processed in the breadth-first order (near in memory), numbered by the
+        # input's ids (rank[i]: vertex i's row), then brought back to the input's order
+        view = (lip, lix, rank)
     t1 = time.perf_counter()
     ptr, comm, coef, sizes, origin, nested = _postprocess(
-        indptr, indices, ptr, lab, coef, num_labels, threads or DEFAULT_THREADS
+        *view[:2], ptr, lab, coef, num_labels, threads or DEFAULT_THREADS, view[2]
     )
     post_s = time.perf_counter() - t1
+    if view[2] is not None:
+        ptr, comm, coef = _in_order(ptr, comm, coef, view[2], threads or DEFAULT_THREADS)
     if n and max_iterations and show is not None:
         show.close(
             f"{sizes.shape[0]:,} communities after {len(changed)} "

@@ -185,23 +185,28 @@ def _link_range(indptr, indices, ptr, lab, parent, v0, v1):
 
 
 @njit(**NUMBA_FLAGS)
-def _number_pieces(parent, lab):
-    """(community per entry, label per community): parent[] becomes the community id of
-    each entry. Roots (each piece's smallest entry) are numbered at first sight, scanning
-    vertices then labels, i.e. by (smallest member, label); a root precedes every entry
-    of its piece, so one pass suffices."""
+def _number_pieces(ptr, scan, parent, lab):
+    """(community per entry, label per community), communities numbered by (smallest
+    member, label) with members compared in the order ``scan`` visits them (``scan[i]``:
+    the vertex that comes i-th; the identity, or the input's ids when the rows are in
+    another order). Every parent precedes its entry (links hook the larger root under the
+    smaller), so one ascending pass flattens the union-find; the pass in ``scan`` order,
+    each row's labels ascending, then meets each piece first at (smallest member, label)."""
     total = parent.shape[0]
-    comm = np.empty(total, dtype=np.int64)
+    for q in range(total):
+        parent[q] = parent[parent[q]]
+    comm = np.full(total, -1, dtype=np.int64)
     origin = np.empty(total, dtype=np.int32)
     k = 0
-    for q in range(total):
-        r = parent[q]
-        if r == q:
-            comm[q] = k
-            origin[k] = lab[q]
-            k += 1
-        else:
-            comm[q] = comm[_find(parent, r)]
+    for i in range(scan.shape[0]):
+        v = scan[i]
+        for q in range(ptr[v], ptr[v + 1]):
+            r = parent[q]
+            if comm[r] < 0:
+                comm[r] = k
+                origin[k] = lab[q]
+                k += 1
+            comm[q] = comm[r]
     return comm, origin[:k].astype(np.int64)
 
 
@@ -223,17 +228,17 @@ def _sort_rows(ptr, comm, coef, v0, v1):
             coef[j] = w
 
 
-def _split(indptr, indices, ptr, lab, coef, threads):
+def _split(indptr, indices, ptr, lab, coef, scan, threads):
     """Connected pieces of every community: union-find over membership entries, joined
-    along edges whose ends share the label. Communities are numbered by (smallest member,
-    label); rows come back sorted by community. Returns (community per entry, reordered
-    coefficients, sizes, the label of each community). Scratch: 4 B per entry (int32
-    union-find; entries < 2**31) besides the outputs."""
+    along edges whose ends share the label. Communities are numbered by (smallest member
+    in ``scan`` order, label); rows come back sorted by community. Returns (community per
+    entry, reordered coefficients, sizes, the label of each community). Scratch: 4 B per
+    entry (int32 union-find; entries < 2**31) besides the outputs."""
     parent = np.arange(ptr[-1], dtype=np.int32)
     _in_ranges(
         threads, indptr, lambda v0, v1: _link_range(indptr, indices, ptr, lab, parent, v0, v1)
     )
-    comm, origin = _number_pieces(parent, lab)
+    comm, origin = _number_pieces(ptr, scan, parent, lab)
     ncoef = coef.copy()
     _in_ranges(threads, ptr, lambda v0, v1: _sort_rows(ptr, comm, ncoef, v0, v1))
     sizes = np.bincount(comm, minlength=origin.shape[0]).astype(np.int64)
@@ -253,14 +258,23 @@ def _primary(ptr, comm, coef):
     return best, bcoef
 
 
-def _postprocess(indptr, indices, ptr, lab, coef, num_labels, threads=1):
+def _postprocess(indptr, indices, ptr, lab, coef, num_labels, threads=1, scan=None):
+    """(ptr, community per entry, coefficients, sizes, label per community, merged count)
+    of the cover ``ptr, lab, coef`` on the graph ``indptr, indices``. The vertices may be
+    in any order: ``scan[i]`` is the vertex whose input id is i (None: the identity), so
+    that communities are numbered by their smallest member's input id whatever the order.
+    Run in the breadth-first order of :func:`~hpgraph.graph.views.locality_view`, members
+    and neighbours are near each other in memory: 2M-user mention graph, b = 0.05, 2
+    threads, 4.8 s in the input's (random) order, 2.6 s in that one, the same cover."""
+    if scan is None:
+        scan = np.arange(ptr.shape[0] - 1, dtype=np.int64)
     cptr, cmem = _members(ptr, lab, num_labels)
     target = _nested_targets(ptr, lab, cptr, cmem, threads)
     del cptr, cmem
     nested = int((target >= 0).sum())
     if nested:
         ptr, lab, coef = _relabel(ptr, lab, coef, target, threads)
-    comm, coef, sizes, origin = _split(indptr, indices, ptr, lab, coef, threads)
+    comm, coef, sizes, origin = _split(indptr, indices, ptr, lab, coef, scan, threads)
     # a split piece can equal or lie inside another community (a path's swinging labels
     # leave two labels on one vertex): merge those the same way. Merging adds no member,
     # so every community stays connected; survivors keep their order.
