@@ -61,8 +61,8 @@ def bfs(graph, source, *, threads=None, runtime=None, progress=False, checkpoint
         progress=progress,
         checkpoint=checkpoint,
     )
-    depth = job.values[:, 0].copy()
-    parent = job.values[:, 1].copy()
+    # one transposing copy (both columns in one pass over the values), not two strided
+    depth, parent = job.values.T.copy()
     return finish_result(
         "bfs",
         graph,

@@ -80,7 +80,9 @@ def sssp(graph, source, *, variant="auto", delta=None, threads=None, runtime=Non
     if is_part(graph):  # its own weights, the ranks agreeing on the first bad one
         check_weights(graph, "sssp")
     elif graph.weights is not None and graph.weights.size:
-        bad, total = weight_scan(graph.weights)  # one pass: the check and the mean
+        # one pass, the check and the mean, kept on the (immutable) graph: SSSP from many
+        # roots reads the weights once
+        bad, total = graph.derived(("weight_scan",), lambda: weight_scan(graph.weights))
         if bad >= 0:
             check_weights(graph, "sssp")  # raises, naming the edge
         mean_weight = total / graph.weights.size
