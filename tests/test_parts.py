@@ -2,7 +2,9 @@
 (:class:`~hpgraph.graph.part.PartGraph`). Under ``mpiexec -n 1, 2, 3`` (3 ranks with 2
 threads each: uneven parts, one rank without vertices on the 2-vertex graph) the kernels
 that run on parts equal the whole graph's results, and parts read in parallel hold the
-whole graph's rows; without MPI, the windows and the errors."""
+whole graph's rows; a part with string or wide integer ids holds only its own vertices'
+ids and ``hpgraph run`` writes the one-process output; without MPI, the windows, the
+own ids and the errors."""
 
 from __future__ import annotations
 
@@ -13,7 +15,8 @@ from conftest import MPIEXEC, NO_MPI, run_mpi
 from hpgraph import generators
 from hpgraph.algorithms import betweenness, bmlpa, pagerank
 from hpgraph.errors import InvalidArgumentError
-from hpgraph.graph.part import PartGraph, window
+from hpgraph.graph import Graph
+from hpgraph.graph.part import OwnIds, PartGraph, window
 
 
 @pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
@@ -25,6 +28,32 @@ def test_partitioned_kernels_equal_whole_graph_runs(ranks, threads, tmp_path):
         assert f"OK {case}" in out.stdout
     if ranks > 1:
         assert "OK kron-directed/read-parquet" in out.stdout
+
+
+@pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
+@pytest.mark.parametrize("ranks", [1, 2, 3])
+def test_a_part_holds_only_its_own_names_and_writes_the_one_process_output(ranks, tmp_path):
+    out = run_mpi(ranks, "check_part_names.py", tmp_path, timeout=900)
+    assert out.returncode == 0, out.stdout + out.stderr
+    cases = ("own-ids", "bfs/output", "wcc/output", "pagerank/output", "parts")
+    for kind in ("strings", "wide"):
+        for case in (*cases, "unknown-source"):
+            assert f"OK {kind}/{case}" in out.stdout
+    # the unknown source is said once per run (by rank 0), in one line
+    assert out.stderr.count("hpgraph: error: unknown vertex 'no such vertex'") == 2
+
+
+def test_own_ids_are_cut_from_ids_in_ascending_order():
+    own = OwnIds.cut(np.array(["a", "b", "c", "d"], dtype=object), 1, 3)
+    assert own.strings and own.values.to_pylist() == ["b", "c"] and own.lo == 1
+    assert (own.find("c"), own.find("a"), own.find(3)) == (2, -1, -1)
+    ints = OwnIds.cut(np.array([3, 9, 40]), 1, 3)
+    assert not ints.strings and (ints.find(40), ints.find("9"), ints.find(5)) == (2, 1, -1)
+    for ids in (["b", "a"], [1, "a"]):  # out of order, mixed: a part keeps them whole
+        assert OwnIds.cut(np.array(ids, dtype=object), 0, 1) is None
+    g = Graph.from_edges([0, 1], [1, 2], n=3, ids=np.array(["x", "y", "z"], dtype=object))
+    part = PartGraph.from_graph(g, 2, 1)  # no communicator: nobody to ask, ids kept whole
+    assert part.own_ids is None and part.vertex_index("y") == 1
 
 
 def test_window_reads_and_writes_the_own_rows_in_place():

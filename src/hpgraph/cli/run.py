@@ -259,10 +259,19 @@ def run(
     t0 = time.perf_counter()
     result = function(graph, *args, threads=threads, runtime=runtime, progress=progress, **given)
     elapsed = time.perf_counter() - t0
-    written = None
+    written = gathered = summary = None
     if output is not None and parts:
         written = _write_rank_part(result, output, graph, runtime)
         output = None
+    if getattr(graph, "own_ids", None) is not None:
+        # a part holding only its own vertices' ids: every rank answers the report's and
+        # the output's questions for the ids it holds, rank 0 writes
+        summary = result_summary(name, result)
+        if output is not None:
+            from hpgraph.runtimes.mpi.names import root_columns
+
+            t_out = time.perf_counter()
+            gathered = root_columns(result, runtime.comm)
     if runtime is not None and not runtime.is_root:
         return  # every rank holds the result; rank 0 reports and writes it
 
@@ -275,7 +284,7 @@ def run(
         rows.append(source_row)
     job = result.stats
     rows += _timing_rows(graph, result, elapsed, runtime)
-    summary, table = result_summary(name, result)
+    summary, table = summary or result_summary(name, result)
     rows += summary
     out.print(kv_lines(rows))
     if table is not None:
@@ -291,6 +300,8 @@ def run(
         t0 = time.perf_counter()
         # covers are written one row per (vertex, community), as the user reads them
         rows = _Rows(result.to_rows()) if hasattr(result, "to_rows") else result
+        if gathered is not None:  # the names came from their owners
+            t0, rows = t_out, _Rows(gathered)
         write_result(rows, output)
         cols = ", ".join(rows.output_columns())
         out.print(f"wrote {output} ({cols}) in {fmt_seconds(time.perf_counter() - t0)}")
@@ -329,12 +340,7 @@ def _write_rank_part(result, output, graph, runtime) -> str:
     ext = next(e for e in sorted(_RESULT_SUFFIXES, key=len, reverse=True) if low.endswith(e))
     path = f"{name[: len(name) - len(ext)]}.part{runtime.rank:05d}{ext}"
     lo, hi = runtime.rank_range(graph)
-
-    class _Rows:  # the rows [lo, hi) of the result, as write_result reads them
-        def output_columns(self):
-            return {k: v[lo:hi] for k, v in result.output_columns().items()}
-
-    write_result(_Rows(), path)
+    write_result(_Rows(result.output_columns((lo, hi))), path)
     runtime.comm.Barrier()  # every part is there when rank 0 reports
     return path
 

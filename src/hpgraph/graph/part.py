@@ -5,7 +5,10 @@ vertices (docs/runtimes.md, "Partitioned ranks"): the out-rows of its own range
 ``[lo, hi)`` (and, for pull, the in-rows of the same range, built once by an exchange),
 with vertex ids global. Memory per rank: 8 B per own vertex (``indptr``), 4 B per own
 stored edge (int32 ids; 8 B more with weights), the same again for in-rows of a directed
-graph, and the user ids of every vertex (8 B per vertex, none for ids 0..n-1) for output.
+graph, and the input's ids of its own vertices (:class:`OwnIds`: 8 B per own vertex for
+integer ids, 8 + L for string ids of L bytes, none for ids 0..n-1); the ids of other
+ranks' vertices are asked of their owners (:meth:`PartGraph.vertex_index`,
+:meth:`PartGraph.names_of`: collective).
 
 Kernels index graph and state arrays with global ids, so the arrays a part exposes are
 *windows* (:func:`window`): an array of the global length whose rows outside the own
@@ -18,12 +21,14 @@ on ``indptr``, a reference check over all vertices) must use the whole graph.
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
-from hpgraph.errors import InvalidArgumentError
-from hpgraph.graph.csr import Graph, index_dtype
+from hpgraph.errors import InvalidArgumentError, agreed
+from hpgraph.graph.csr import Graph, _sorted_index, index_dtype
 from hpgraph.graph.partition import range_cuts
 
-__all__ = ["PartGraph", "window", "is_part"]
+__all__ = ["PartGraph", "OwnIds", "AskedIds", "window", "is_part"]
 
 
 class _Window:
@@ -54,6 +59,88 @@ def window(local: np.ndarray, lo: int, rows: int, readonly: bool | None = None) 
         raise ValueError(f"window: rows [{lo}, {lo + local.shape[0]}) outside [0, {rows})")
     ro = not local.flags.writeable if readonly is None else bool(readonly)
     return np.asarray(_Window(local, lo, rows, ro))
+
+
+class OwnIds:
+    """The input's ids of a part's own vertices ``[lo, lo + len(values))``: string ids as
+    one arrow large_string array (offsets and bytes, 8 + L bytes per name, no Python
+    objects), integer ids as an int64 array. The whole graph's ids are every rank's
+    in rank order, ascending (every reader numbers ids in sorted order)."""
+
+    __slots__ = ("values", "lo")
+
+    def __init__(self, values, lo: int):
+        self.values = values
+        self.lo = int(lo)
+
+    @property
+    def strings(self) -> bool:
+        return isinstance(self.values, pa.Array)
+
+    def find(self, user_id) -> int:
+        """The internal id of the own vertex named ``user_id``, or -1."""
+        if not self.strings:
+            try:
+                return self.lo + _sorted_index(self.values, user_id)
+            except InvalidArgumentError:
+                return -1
+        if not isinstance(user_id, str):
+            return -1
+        i = pc.index(self.values, pa.scalar(user_id, pa.large_string())).as_py()
+        return self.lo + i if i >= 0 else -1
+
+    @classmethod
+    def cut(cls, ids, lo: int, hi: int) -> OwnIds | None:
+        """The own ids ``ids[lo:hi]`` of a whole graph's ``ids``, or None where they are
+        not integers or strings in ascending order (only a graph built with ids by hand:
+        a part then keeps them whole, as CDLP's ties order labels by them)."""
+        if ids is None:
+            return None
+        a = np.asarray(ids)
+        try:
+            ascending = a.shape[0] < 2 or bool(np.all(a[1:] > a[:-1]))
+        except TypeError:  # mixed kinds
+            return None
+        if not ascending:
+            return None
+        if a.dtype.kind in "iu":
+            return cls(a[lo:hi].astype(np.int64), lo)
+        try:
+            return cls(pa.array(a[lo:hi], type=pa.large_string()), lo)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return None
+
+
+class AskedIds:
+    """:meth:`PartGraph.user_ids` of a part holding only its own vertices' ids: indexing
+    asks the owners (collective: every rank indexes it alike, e.g. a report run on every
+    rank); ``np.asarray`` and ``tolist`` gather every id on every rank."""
+
+    def __init__(self, part: PartGraph):
+        self._part = part
+        self.shape = (part.n,)
+        self.dtype = np.dtype(object) if part.own_ids.strings else np.dtype(np.int64)
+
+    def __len__(self):
+        return self._part.n
+
+    def __getitem__(self, key):
+        if isinstance(key, (int, np.integer)):
+            v = int(key) + (self._part.n if key < 0 else 0)
+            return self[np.array([v])].tolist()[0]
+        if isinstance(key, slice):
+            key = np.arange(self._part.n)[key]
+        got = self._part.names_of(np.asarray(key, dtype=np.int64))
+        if isinstance(got, pa.Array):
+            return np.asarray(got.to_numpy(zero_copy_only=False), dtype=object)
+        return got
+
+    def __array__(self, dtype=None, copy=None):
+        whole = self[slice(None)]
+        return whole if dtype is None else whole.astype(dtype)
+
+    def tolist(self) -> list:
+        return self[slice(None)].tolist()
 
 
 def is_part(graph) -> bool:
@@ -87,6 +174,7 @@ class PartGraph:
         "indices",
         "weights",
         "ids",
+        "own_ids",
         "name",
         "_stored",
         "_edges",
@@ -110,6 +198,7 @@ class PartGraph:
         stored_edges,
         edges,
         ids=None,
+        own_ids=None,
         name="",
         in_builder=None,
         comm=None,
@@ -137,7 +226,10 @@ class PartGraph:
         self.indices = window(indices, e0, int(stored_edges))
         self.weights = None if weights is None else window(weights, e0, int(stored_edges))
         self.directed = bool(directed)
+        #: every vertex's id, kept only where ``own_ids`` cannot hold them (None else)
         self.ids = ids
+        #: the own vertices' ids (:class:`OwnIds`), or None
+        self.own_ids = own_ids
         self.name = name
         self._stored = int(stored_edges)
         self._edges = int(edges)
@@ -160,6 +252,7 @@ class PartGraph:
             raise InvalidArgumentError(f"rank must lie in [0, {ranks}), got {rank}")
         offsets = range_cuts(graph.indptr, ranks)
         lo, hi = int(offsets[rank]), int(offsets[rank + 1])
+        own = OwnIds.cut(graph.ids, lo, hi) if comm is not None else None
 
         def cut(ip, ix, w):
             if (lo, hi) == (0, graph.n):  # one rank: the graph's own (read-only) arrays
@@ -178,7 +271,8 @@ class PartGraph:
             directed=graph.directed,
             stored_edges=graph.num_stored_edges,
             edges=graph.num_edges,
-            ids=graph.ids,
+            ids=graph.ids if own is None else None,
+            own_ids=own,
             name=graph.name,
             in_builder=in_rows,
             comm=comm,
@@ -236,11 +330,36 @@ class PartGraph:
             own += [a.base.local if a is not None else None for a in self._in]
         return int(sum(a.nbytes for a in own if a is not None))
 
-    def user_ids(self) -> np.ndarray:
-        return Graph.user_ids(self)
+    def user_ids(self):
+        """Every vertex's id in the input: an array, or where the part holds only its own
+        vertices' ids an :class:`AskedIds` whose indexing is collective."""
+        if self.own_ids is None:
+            return Graph.user_ids(self)
+        return AskedIds(self)
+
+    def names_of(self, vertices):
+        """The input's ids of ``vertices`` (internal ids): asked of their owners where the
+        part holds only its own (collective: every rank calls it, each with its own
+        vertices; arrow large_string for string ids, else int64), else read from the
+        ids held."""
+        vertices = np.asarray(vertices, dtype=np.int64)
+        if self.own_ids is None:
+            return Graph.user_ids(self)[vertices]
+        from hpgraph.runtimes.mpi.comm import load_mpi
+        from hpgraph.runtimes.mpi.names import fetch
+
+        return fetch(self.comm, load_mpi(), self.own_ids.values, self.rank_offsets, vertices)
 
     def vertex_index(self, user_id) -> int:
-        return Graph.vertex_index(self, user_id)
+        """Internal id of the vertex named ``user_id``. Where the part holds only its own
+        vertices' ids, every rank looks in its own and the ranks agree (collective); an
+        unknown id raises the same one-line error on every rank."""
+        if self.own_ids is None:
+            return Graph.vertex_index(self, user_id)
+        found = max(self.comm.allgather(self.own_ids.find(user_id)))
+        if found < 0:
+            raise agreed(InvalidArgumentError(f"unknown vertex {user_id!r}: not in this graph"))
+        return found
 
     def __repr__(self):
         kind = "directed" if self.directed else "undirected"

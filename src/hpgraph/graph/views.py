@@ -143,7 +143,7 @@ def _undirected_part(part, indptr, indices, weights):
     return PartGraph(
         part.n, part.rank_offsets, part.rank, indptr, indices, weights, directed=False,
         stored_edges=stored, edges=(stored - loops) // 2 + loops, ids=part.ids,
-        name=part.name, comm=comm,
+        own_ids=part.own_ids, name=part.name, comm=comm,
     )  # fmt: skip
 
 
@@ -342,19 +342,19 @@ def check_weights(graph, what: str, *, positive: bool = False, hint: str = ""):
         indptr = indptr - indptr[0]
     else:
         w, indptr, indices, lo = graph.weights, graph.indptr, graph.indices, 0
-    message = None
+    edge = None
     if w is not None and w.size:
         bad = ~np.isfinite(w) | ((w <= 0) if positive else (w < 0))
         if bad.any():
             k = int(np.flatnonzero(bad)[0])
             u = lo + int(np.searchsorted(indptr, k, side="right") - 1)
-            a, b = graph.user_ids()[[u, int(indices[k])]].tolist()  # Python values
-            need = "positive" if positive else "non-negative"
-            message = (
-                f"{what} needs finite, {need} edge weights; edge {a!r} -> {b!r} has weight "
-                f"{float(w[k])!r}{hint}"
-            )
-    if part and graph.comm is not None:
-        message = next((m for m in graph.comm.allgather(message) if m), None)
-    if message:
-        raise InvalidGraphError(message)
+            edge = (u, int(indices[k]), float(w[k]))
+    if part and graph.comm is not None:  # the first rank's, named by every rank alike
+        edge = next((e for e in graph.comm.allgather(edge) if e), None)
+    if edge is not None:
+        a, b = graph.user_ids()[list(edge[:2])].tolist()  # Python values
+        need = "positive" if positive else "non-negative"
+        raise InvalidGraphError(
+            f"{what} needs finite, {need} edge weights; edge {a!r} -> {b!r} has weight "
+            f"{edge[2]!r}{hint}"
+        )

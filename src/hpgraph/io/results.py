@@ -61,6 +61,9 @@ def write_result(result, path, format: str | None = None) -> None:
 def _to_table(columns: dict) -> pa.Table:
     arrays = {}
     for name, col in columns.items():
+        if isinstance(col, pa.Array):  # names a partitioned graph's owners sent
+            arrays[name] = col.cast(pa.string())
+            continue
         a = np.asarray(col)
         try:
             if a.dtype == object or a.dtype.kind in "US":

@@ -28,8 +28,10 @@ over P owners: about d (8 + L), at most n (8 + L) with even ranges); its slice, 
 n (8 + L) / P; 8 B per distinct string for the numbers, each way. Gathering instead
 received every rank's distinct strings on every rank (up to P n, pickled and unpickled)
 and sorted their union. The endpoints are numbered a parsed chunk at a time, each chunk
-freed once numbered. :func:`gather_names` then gives every vertex's name (the
-one-process reader's object array) where output needs it.
+freed once numbered. Once the rows are built, :func:`gather_names` gives every vertex's
+name (the one-process reader's object array) to a rank holding the whole graph; a rank
+holding its own rows only takes its own vertices' names from the slices
+(:func:`hpgraph.runtimes.mpi.names.fetch`).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from hpgraph.graph.csr import index_dtype
 from hpgraph.io._ids import _chunks, sorted_unique_strings
 from hpgraph.runtimes.mpi.buffers import RowTypes, allgatherv, alltoallv
 
-__all__ = ["SAMPLES", "SAMPLES_CAP", "string_ids", "gather_names"]
+__all__ = ["SAMPLES", "SAMPLES_CAP", "string_ids", "gather_names", "pack_strings", "unpack_strings"]
 
 #: Samples a rank offers per rank for the splitters (more: ranges closer in size).
 SAMPLES = 16
@@ -64,7 +66,7 @@ def string_ids(comm, MPI, src, dst):
     edges = sum(len(c) for c in src)
     local = sorted_unique_strings(src + dst) if edges else _empty()
     cuts = _cuts(local, _splitters(comm, local, comm.Get_size()))
-    lengths, packed, rows = _packed(local, cuts)
+    lengths, packed, rows = pack_strings(local, cuts)
     sent = np.stack([np.diff(cuts), rows], axis=1)  # strings, rows of bytes per owner
     got_counts = np.empty_like(sent)
     comm.Alltoall(sent, got_counts)
@@ -73,7 +75,7 @@ def string_ids(comm, MPI, src, dst):
         got_lengths = alltoallv(comm, types, [lengths], sent[:, 0].copy())[0][0]
         got_bytes = alltoallv(comm, types, [packed], sent[:, 1].copy())[0][0]
         del lengths, packed
-        got = _unpacked(got_lengths, got_bytes, got_counts[:, 0], got_counts[:, 1])
+        got = unpack_strings(got_lengths, got_bytes, got_counts[:, 0], got_counts[:, 1])
         del got_lengths, got_bytes
         mine = sorted_unique_strings([got]) if len(got) else _empty()
         first = comm.exscan(len(mine)) or 0  # None on rank 0
@@ -92,7 +94,7 @@ def string_ids(comm, MPI, src, dst):
 def gather_names(comm, MPI, mine) -> np.ndarray:
     """Every vertex's name in number order (an object array, as the one-process reader
     gives ``ids``): every rank's slice ``mine`` gathered (``Allgatherv``). Collective."""
-    lengths, packed, rows = _packed(mine, np.array([0, len(mine)]))
+    lengths, packed, rows = pack_strings(mine, np.array([0, len(mine)]))
     counts = np.array(comm.allgather((len(mine), int(rows[0]))), dtype=np.int64)
     types = RowTypes(MPI)
     try:
@@ -101,7 +103,7 @@ def gather_names(comm, MPI, mine) -> np.ndarray:
     finally:
         types.free()
     del lengths, packed
-    names = _unpacked(got_lengths, got_bytes, counts[:, 0], counts[:, 1])
+    names = unpack_strings(got_lengths, got_bytes, counts[:, 0], counts[:, 1])
     return np.asarray(names.to_numpy(), dtype=object)
 
 
@@ -160,7 +162,7 @@ def _cuts(local, splitters) -> np.ndarray:
     return cuts
 
 
-def _packed(strings, cuts):
+def pack_strings(strings, cuts):
     """(byte lengths (int64), bytes, rows of bytes per part) of the parts
     ``strings[cuts[r]:cuts[r + 1]]`` of a large_string array: each part's bytes padded
     to whole rows of :data:`ROW` bytes, so counts are rows (a part of more than 2^31
@@ -180,8 +182,8 @@ def _packed(strings, cuts):
     return np.diff(offsets), packed, rows
 
 
-def _unpacked(lengths, packed, strings, rows):
-    """The strings :func:`_packed` packed, every part's in turn (part q: ``strings[q]``
+def unpack_strings(lengths, packed, strings, rows):
+    """The strings :func:`pack_strings` packed, every part's in turn (part q: ``strings[q]``
     strings, ``rows[q]`` rows of ``packed``), as one chunked large_string array sharing
     ``packed``'s memory."""
     body = pa.py_buffer(packed.reshape(-1))

@@ -16,8 +16,10 @@
    over a narrow span through a presence bitmap reduced with ``Allreduce(MAX)``, wider
    ones through the sorted union of every rank's distinct ids (an ``allgather``), and
    strings through a dictionary spread over the ranks by a sample sort
-   (:mod:`hpgraph.runtimes.mpi.dictionary`): no rank holds every rank's strings; the
-   names of every vertex, which output needs, are gathered once the rows are built.
+   (:mod:`hpgraph.runtimes.mpi.dictionary`): no rank holds every rank's strings. Once
+   the rows are built, a rank holding the whole graph gathers every vertex's name; a
+   rank holding its own rows takes its own vertices' ids only
+   (:class:`~hpgraph.graph.part.OwnIds`).
 4. **Rows.** The global row counts (an ``Allreduce`` of each rank's) give the CSR's
    ``indptr`` and the MPI runtime's partition of the rows (ranges balanced on vertices
    and edges); each edge goes to the owner of its row (and, undirected, reversed to the
@@ -48,7 +50,7 @@ import pyarrow.parquet as pq
 
 from hpgraph.errors import GraphFormatError, agreed
 from hpgraph.graph.csr import Graph, index_dtype
-from hpgraph.graph.part import PartGraph
+from hpgraph.graph.part import OwnIds, PartGraph
 from hpgraph.io import _tokenize
 from hpgraph.io._errors import file_errors
 from hpgraph.io._ids import (
@@ -71,6 +73,7 @@ from hpgraph.runtimes.mpi.assemble import build_rows, renumber
 from hpgraph.runtimes.mpi.budget import whole_graph_fits
 from hpgraph.runtimes.mpi.comm import load_mpi
 from hpgraph.runtimes.mpi.dictionary import gather_names
+from hpgraph.runtimes.mpi.names import fetch
 from hpgraph.runtimes.mpi.parts import part_of_rows
 
 __all__ = ["read_edgelist_mpi", "read_parquet_mpi", "load_graph_mpi"]
@@ -122,8 +125,9 @@ def _rows_graph(comm, MPI, edges, n, directed, ids, name, partitioned):
     """The graph (or this rank's part) from every rank's renumbered edges ``[src, dst,
     weights or None]`` (emptied: their memory is freed as soon as they are shuffled);
     ``ids`` as :func:`~hpgraph.runtimes.mpi.assemble.renumber` gives them (string ids:
-    this rank's slice of the dictionary, whose names are gathered after the rows, so
-    they never add to the shuffle's peak)."""
+    this rank's slice of the dictionary, handed out after the rows, so they never add
+    to the shuffle's peak: every vertex's name to a whole graph, the own vertices' names
+    to a part)."""
     if not partitioned:
 
         def fits(stored, weighted):
@@ -134,15 +138,31 @@ def _rows_graph(comm, MPI, edges, n, directed, ids, name, partitioned):
         ids = _names(comm, MPI, ids)
         return Graph(indptr, indices, w, directed=directed, ids=ids, name=name)
     cuts, indptr, indices, w = build_rows(comm, MPI, edges, n, directed, gather=False)
-    ids = _names(comm, MPI, ids)
-    return part_of_rows(comm, n, cuts, indptr, indices, w, directed=directed, ids=ids, name=name)
+    own = _own_ids(comm, MPI, ids, cuts)
+    return part_of_rows(
+        comm, n, cuts, indptr, indices, w, directed=directed, own_ids=own, name=name
+    )
 
 
 def _names(comm, MPI, ids):
-    """The ``ids`` of the graph: every vertex's name where ``ids`` is this rank's slice
-    of a string dictionary (every rank's output names vertices of any rank: a result's
-    ``parent`` or ``component`` column, rank 0's whole result), else ``ids``."""
+    """The ``ids`` of the whole graph: every vertex's name where ``ids`` is this rank's
+    slice of a string dictionary, else ``ids``."""
     return gather_names(comm, MPI, ids) if isinstance(ids, pa.Array) else ids
+
+
+def _own_ids(comm, MPI, ids, cuts):
+    """The ids of this rank's own vertices ``[cuts[rank], cuts[rank + 1])`` (an
+    :class:`~hpgraph.graph.part.OwnIds`; None for ids 0..n-1): string ids taken from
+    the dictionary's slices (``ids``: this rank's; the ranks' row ranges are not the
+    slices' ranges), integer ids cut from the whole list (every rank numbered with it)."""
+    lo, hi = int(cuts[comm.Get_rank()]), int(cuts[comm.Get_rank() + 1])
+    if ids is None:
+        return None
+    if not isinstance(ids, pa.Array):
+        return OwnIds(ids[lo:hi].astype(np.int64), lo)
+    held = np.zeros(comm.Get_size() + 1, dtype=np.int64)
+    np.cumsum(comm.allgather(len(ids)), out=held[1:])
+    return OwnIds(fetch(comm, MPI, ids, held, np.arange(lo, hi, dtype=np.int64)), lo)
 
 
 def _diagnosed(buf, path, first_line, **kw):

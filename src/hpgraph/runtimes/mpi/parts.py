@@ -44,10 +44,12 @@ def split_graph(graph, comm=None) -> PartGraph:
     return PartGraph.from_graph(graph, comm.Get_size(), comm.Get_rank(), comm)
 
 
-def part_of_rows(comm, n, cuts, indptr, indices, weights, *, directed, ids, name=""):
+def part_of_rows(comm, n, cuts, indptr, indices, weights, *, directed, own_ids, name=""):
     """The part of this rank from its own rows: ``indptr`` (the whole graph's offsets for
     rows ``cuts[rank] .. cuts[rank + 1]``, inclusive), ``indices`` and ``weights`` of
-    those rows; in-rows come from :func:`exchange_in_rows` when first needed."""
+    those rows, ``own_ids`` the ids of its own vertices (a
+    :class:`~hpgraph.graph.part.OwnIds`, or None for ids 0..n-1); in-rows come from
+    :func:`exchange_in_rows` when first needed."""
     MPI = load_mpi()
     stored = int(comm.allreduce(int(indices.shape[0])))
     edges = stored
@@ -66,7 +68,7 @@ def part_of_rows(comm, n, cuts, indptr, indices, weights, *, directed, ids, name
         directed=directed,
         stored_edges=stored,
         edges=edges,
-        ids=ids,
+        own_ids=own_ids,
         name=name,
         in_builder=lambda part: exchange_in_rows(comm, part),
         comm=comm,
