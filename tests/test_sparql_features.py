@@ -8,8 +8,12 @@ family and value, since pyoxigraph writes them in canonical form."""
 from __future__ import annotations
 
 import collections
+import json
 import math
+import os
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -108,7 +112,7 @@ def _norm(term):
 
 def _ox_rows(ox, text):
     res = ox.query(text)
-    names = sorted(v.value for v in res.variables)  # SELECT *: rdflib orders them otherwise
+    names = sorted(v.value for v in res.variables)  # SELECT *: pyoxigraph sorts by name
     return [tuple(_norm(None if s[v] is None else str(s[v])) for v in names) for s in res]
 
 
@@ -383,3 +387,62 @@ def test_negated_set_lookup_equals_scan(tmp_path, inv):
     got = _negated(store, excluded, inv, src)
     assert collections.Counter(zip(*(a.tolist() for a in got), strict=True)) == want
     assert sum(want.values()) > 0
+
+
+#: SELECT * queries and the columns they give: the in-scope variables in the order they
+#: first appear in the text (a FILTER's, MINUS's or EXISTS's own variables are not in
+#: scope; a trailing VALUES block's are).
+STAR = {
+    "SELECT * WHERE { ?b ?a ?c }": ["b", "a", "c"],
+    "SELECT * WHERE { ?z ex:knows ?x . ?x ex:next ?y }": ["z", "x", "y"],
+    "SELECT * WHERE { ?x ex:knows ?y OPTIONAL { ?y ex:next ?w } BIND(1 AS ?k) }": [
+        "x",
+        "y",
+        "w",
+        "k",
+    ],
+    "SELECT * WHERE { { ?x ex:knows ?y } UNION { ?w ex:next ?x } }": ["x", "y", "w"],
+    "SELECT * WHERE { { SELECT ?b ?a WHERE { ?a ex:knows ?b } } ?c ex:next ?a }": [
+        "b",
+        "a",
+        "c",
+    ],
+    "SELECT * WHERE { ?x ex:knows ?y FILTER(?x != ?f) }": ["x", "y"],
+    "SELECT * WHERE { ?x ex:knows ?y MINUS { ?y ex:next ?m } }": ["x", "y"],
+    "SELECT * WHERE { ?x ex:knows ?y FILTER EXISTS { ?y ex:next ?e } }": ["x", "y"],
+    "SELECT * WHERE { ?x ex:knows ?y } VALUES ?v { 1 }": ["x", "y", "v"],
+    "SELECT * WHERE { ?x ex:knows/ex:next ?y . ?y ?pp ?o } LIMIT 3": ["x", "y", "pp", "o"],
+    "SELECT DISTINCT * WHERE { GRAPH ?g { ?x ex:knows ?y } }": ["g", "x", "y"],
+}
+
+_STAR_SCRIPT = """
+import json, sys
+from hpgraph.rdf import Store
+store = Store.load(sys.argv[1])
+print(json.dumps([store.query(q).column_names for q in json.loads(sys.argv[2])]))
+"""
+
+
+def test_select_star_columns_in_text_order_in_every_process(tmp_path):
+    """SELECT *'s columns do not depend on string hashing (rdflib collects them in a set):
+    two processes with different hash seeds give the text order; the variables are the
+    ones pyoxigraph projects (which sorts them by name)."""
+    path = tmp_path / "g.nt"
+    path.write_text("\n".join(_graph("random", 0)) + "\n")
+    texts = [PREFIX + q for q in STAR]
+    runs = []
+    for seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        out = subprocess.run(
+            [sys.executable, "-c", _STAR_SCRIPT, str(path), json.dumps(texts)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        runs.append(json.loads(out.stdout))
+    assert runs[0] == runs[1] == list(STAR.values())
+    ox = pyoxigraph.Store()
+    ox.load(path=str(path), format=pyoxigraph.RdfFormat.N_TRIPLES)
+    for text, names in zip(texts, STAR.values(), strict=True):
+        assert sorted(v.value for v in ox.query(text).variables) == sorted(names), text

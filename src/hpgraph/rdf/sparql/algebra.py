@@ -12,7 +12,7 @@ from hpgraph.errors import InvalidArgumentError
 from hpgraph.rdf.sparql.bgp import bgp
 from hpgraph.rdf.sparql.columns import expr_column, filter_mask, filter_rows
 from hpgraph.rdf.sparql.forms import Result, construct, describe
-from hpgraph.rdf.sparql.grammar import fix_negated_inverse, keep_false_filters
+from hpgraph.rdf.sparql.grammar import fix_negated_inverse, keep_false_filters, star_variables
 from hpgraph.rdf.sparql.graphs import choose_dataset, graph_pattern
 from hpgraph.rdf.sparql.modifiers import aggregate, distinct, order_by
 from hpgraph.rdf.sparql.table import Table, join, left_join, minus, union
@@ -135,7 +135,12 @@ def translate(text: str):
         if parsed[1].name == "DescribeQuery" and "var" not in parsed[1]:
             raise Unsupported("DESCRIBE * (rdflib cannot translate it; name the variables)")
         keep_false_filters(parsed)
+        star = None
+        if parsed[1].name == "SelectQuery" and not dict.get(parsed[1], "projection"):
+            star = star_variables(parsed[1])
         query = translateQuery(parsed)
+        if star is not None:
+            _project_star(query.algebra, star)
         if _empty_template(parsed[1]):  # rdflib gives None, as for CONSTRUCT WHERE
             query.algebra["template"] = []
         _attributes(query.algebra, set())
@@ -151,6 +156,16 @@ def translate(text: str):
             ) from None
         msg = " ".join(str(exc).split()) or type(exc).__name__
         raise InvalidArgumentError(f"SPARQL syntax error: {msg[:200]}") from None
+
+
+def _project_star(algebra, variables) -> None:
+    """Make ``SELECT *``'s projection ``variables`` (rdflib's are a set's order) in the
+    translated query and its Project node, under any LIMIT / OFFSET and DISTINCT."""
+    algebra["PV"] = variables
+    node = algebra.p
+    while node.name in ("Slice", "Distinct", "Reduced"):
+        node = node.p
+    node["PV"] = list(variables)
 
 
 def _attributes(node, seen) -> None:
