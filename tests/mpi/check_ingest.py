@@ -48,7 +48,7 @@ def same_ids(a, b):
 
 
 def same_part(part, g):
-    """``part`` holds ``g``'s rows of its range, and ``g``'s ids."""
+    """``part`` holds ``g``'s rows of its range, and ``g``'s ids of its own vertices only."""
     lo, hi = part.lo, part.hi
     assert (part.n, part.directed, part.num_stored_edges) == (g.n, g.directed, g.num_stored_edges)
     np.testing.assert_array_equal(part.own_indptr, g.indptr[lo : hi + 1])
@@ -57,7 +57,13 @@ def same_part(part, g):
     assert (part.own_weights is None) == (g.weights is None)
     if g.weights is not None:
         np.testing.assert_array_equal(part.own_weights, g.weights[a:b])
-    same_ids(part, g)
+    own = part.own_ids
+    assert part.ids is None and (own is None) == (g.ids is None)
+    if own is not None:
+        ids = np.asarray(g.ids)
+        assert own.lo == lo and own.strings == (ids.dtype == object)
+        mine = own.values.to_pylist() if own.strings else own.values.tolist()
+        assert mine == ids[lo:hi].tolist()
 
 
 for tiny in (None, (997, 101, 1)):
