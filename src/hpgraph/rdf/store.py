@@ -20,6 +20,7 @@ import tempfile
 import numpy as np
 
 from hpgraph.errors import GraphFormatError, InvalidArgumentError
+from hpgraph.rdf.sparql import run_query, to_table
 from hpgraph.rdf.triples import DEFAULT_GRAPH, NamedGraphs, Triples, sort_quads
 
 __all__ = ["Store", "DEFAULT_GRAPH", "store_meta", "read_terms"]
@@ -224,8 +225,6 @@ class Store:
         of triples (columns subject, predicate, object). The default graph is the store's
         default graph only, or with ``use_default_graph_as_union`` the merge of all graphs
         (as pyoxigraph's option of that name); FROM / FROM NAMED choose it in the query."""
-        from hpgraph.rdf.sparql import run_query, to_table
-
         result = run_query(self, text, union=use_default_graph_as_union)
         if result.kind == "ask":
             return result.boolean

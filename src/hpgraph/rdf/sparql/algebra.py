@@ -22,8 +22,6 @@ __all__ = ["eval_node", "translate", "run_query"]
 
 
 def eval_node(ctx, node) -> Table:
-    from rdflib import Variable
-
     name = node.name
     if name == "BGP":
         return bgp(ctx, node.triples)
@@ -47,7 +45,7 @@ def eval_node(ctx, node) -> Table:
         return filter_rows(ctx, node.expr, eval_node(ctx, node.p))
     if name == "Project":
         t = eval_node(ctx, node.p)
-        cols = {str(v): t.column(str(v)) for v in node.PV}
+        cols = {v: t.column(v) for v in map(str, node.PV)}
         return Table(cols, t.n, {v for v in cols if v in t.maybe or v not in t.cols})
     if name == "Distinct" or name == "Reduced":
         return distinct(eval_node(ctx, node.p))
@@ -67,6 +65,8 @@ def eval_node(ctx, node) -> Table:
             raise Unsupported("aggregate without GROUP")
         return aggregate(ctx, node, eval_node(ctx, node.p.p))
     if name == "Extend":
+        from rdflib import Variable
+
         t = eval_node(ctx, node.p)
         if node.var is None:  # rdflib's form of GROUP BY (expr): the aggregate reads expr
             return t
@@ -227,7 +227,7 @@ def run_query(store, text: str, *, union: bool = False) -> Result:
     algebra, base = translate(text)
     ctx = Ctx(store)
     ctx.base = base
-    choose_dataset(ctx, algebra.get("datasetClause"), union)
+    choose_dataset(ctx, dict.get(algebra, "datasetClause"), union)
     kind = algebra.name
     if kind == "DescribeQuery":
         table = Table({}, 1) if algebra.p is None else eval_node(ctx, algebra.p)

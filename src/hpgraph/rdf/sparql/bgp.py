@@ -25,6 +25,8 @@ __all__ = ["bgp", "join_pattern"]
 LOOKUP_RATIO = 8
 #: How many BGP plans a store, and how many patterns a graph, keeps (then all are dropped).
 PLANS_KEPT = 4096
+#: A pattern keeps its whole range's solution table up to this many rows.
+KEEP_TABLE = 64
 
 
 class _Pattern:
@@ -60,6 +62,7 @@ class _Pattern:
         elif not absent:
             self.rows = graph.pso
         self._sorted = {}  # variable -> _sorted_by(variable)
+        self._table = None  # table() of the whole range, when small
         self.seen = {}  # variable -> its first column
         self.checks = []  # (column, constant id or other column) a row must match
         for col, t in self.columns:
@@ -77,8 +80,21 @@ class _Pattern:
 
     def table(self, rows=None) -> Table:
         """The solutions of the pattern among ``rows`` (default: its whole range; the
-        rows :meth:`lookup` picks from have the range's constants too)."""
-        rows = self.rows if rows is None else rows
+        rows :meth:`lookup` picks from have the range's constants too). The whole
+        range's table is kept when it is small (read-only columns: a selective query's
+        first pattern, built once, not per run)."""
+        if rows is None:
+            if self._table is not None:
+                return self._table
+            table = self._table_of(self.rows)
+            if table.n <= KEEP_TABLE:
+                for col in table.cols.values():
+                    col.flags.writeable = False
+                self._table = table
+            return table
+        return self._table_of(rows)
+
+    def _table_of(self, rows) -> Table:
         if self.checks:
             mask = np.ones(len(rows), bool)
             for col, other, is_col in self.checks:
@@ -99,10 +115,10 @@ class _Pattern:
         lo = keys.searchsorted(values, "left")  # array methods: numpy's function forms
         cnt = keys.searchsorted(values, "right") - lo  # cost 1-3 us more each
         if cnt.max(initial=0) <= 1:  # each value in at most one row
-            return self.table(rows[lo[cnt > 0]])
+            return self._table_of(rows[lo[cnt > 0]])
         ends = cnt.cumsum()
         idx = (lo - ends + cnt).repeat(cnt) + np.arange(ends[-1])
-        return self.table(rows[idx])
+        return self._table_of(rows[idx])
 
     def extend(self, result: Table, var):
         """``result`` joined with the pattern, ``var`` its only shared variable, found by
@@ -120,20 +136,28 @@ class _Pattern:
         x = result.cols[var]
         lo = keys.searchsorted(x, "left")
         cnt = keys.searchsorted(x, "right") - lo
-        if cnt.max(initial=0) <= 1:
-            ia = cnt.nonzero()[0]
-            idx = lo[ia]
-        elif (x[1:] > x[:-1]).all():
-            ends = cnt.cumsum()
-            ia = np.arange(len(x)).repeat(cnt)
-            idx = (lo - ends + cnt).repeat(cnt) + np.arange(ends[-1])
+        # a few rows: Python's min/max of a list cost less than numpy's reductions
+        least, most = (min(c), max(c)) if 0 < len(c := cnt.tolist()) <= 64 else (0, None)
+        if most is None:
+            most = cnt.max(initial=0)
+        if least == most == 1:  # each row has exactly one partner: result's rows kept
+            cols = dict(result.cols)
+            idx = lo
         else:
-            return None
-        cols = {k: v[ia] for k, v in result.cols.items()}
+            if most <= 1:
+                ia = cnt.nonzero()[0]
+                idx = lo[ia]
+            elif (x[1:] > x[:-1]).all():
+                ends = cnt.cumsum()
+                ia = np.arange(len(x)).repeat(cnt)
+                idx = (lo - ends + cnt).repeat(cnt) + np.arange(ends[-1])
+            else:
+                return None
+            cols = {k: v[ia] for k, v in result.cols.items()}
         for v, c in self.seen.items():
             if v != var:
                 cols[v] = rows[idx, c]
-        return Table(cols, len(ia), result.maybe)
+        return Table(cols, len(idx), result.maybe)
 
     def _sorted_by(self, var):
         """(rows, their ``var`` column) of the permutation range sorted by ``var``, or
@@ -230,18 +254,43 @@ def _pattern(graph, terms, graph_var) -> _Pattern:
 
 
 def _patterns(ctx, terms, seed) -> Table:
-    patterns = [_pattern(ctx.graph, t, ctx.graph_var) for t in terms]
-    if seed is not None:
-        patterns.append(_Seed(seed))
+    """The patterns of ``terms`` (and ``seed``) joined in :func:`_order`; without a seed
+    the order depends on the graph's pattern sizes only and is kept in the graph's memo
+    with the patterns (keyed by the plan's list of terms, held by the entry)."""
+    graph, graph_var = ctx.graph, ctx.graph_var
+    if seed is None:
+        key = ("order", id(terms), graph_var)
+        entry = graph.memo.get(key)
+        if entry is None or entry[0] is not terms:
+            entry = (terms, _order([_pattern(graph, t, graph_var) for t in terms]))
+            if len(graph.memo) >= PLANS_KEPT:
+                graph.memo.clear()
+            graph.memo[key] = entry
+        patterns = entry[1]
+    else:
+        patterns = _order([*(_pattern(graph, t, graph_var) for t in terms), _Seed(seed)])
     if not patterns:
         return Table({}, 1)
-    patterns.sort(key=lambda t: t.n)
-    result = patterns.pop(0).table()
-    while patterns:
-        bound = set(result.cols)
-        connected = [i for i, t in enumerate(patterns) if bound & t.vars]
-        result = join_pattern(result, patterns.pop(connected[0] if connected else 0))
+    result = patterns[0].table()
+    for pattern in patterns[1:]:
+        result = join_pattern(result, pattern)
     return result
+
+
+def _order(patterns) -> list:
+    """Patterns (and seeds) in join order: the smallest first, then always the smallest
+    one sharing a variable with those before it (the smallest of the rest where none
+    does)."""
+    rest = sorted(patterns, key=lambda t: t.n)
+    if not rest:
+        return rest
+    order = [rest.pop(0)]
+    bound = set(order[0].vars)
+    while rest:
+        connected = [i for i, t in enumerate(rest) if bound & t.vars]
+        order.append(rest.pop(connected[0] if connected else 0))
+        bound |= order[-1].vars
+    return order
 
 
 def join_pattern(result: Table, pattern) -> Table:

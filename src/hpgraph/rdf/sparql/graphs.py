@@ -35,13 +35,13 @@ __all__ = ["choose_dataset", "graph_pattern", "active_graph"]
 def choose_dataset(ctx, clauses, union=False) -> None:
     """Set ``ctx.graph`` (the default graph) and ``ctx.named`` from the query's dataset
     clauses (rdflib's ``DatasetClause`` nodes, or None) and the ``union`` option."""
-    from hpgraph.rdf.parse import term_key
-
     store = ctx.store
     if not clauses:
         ctx.graph = store.graph("union") if union else store.default
         ctx.named = store.named
         return
+    from hpgraph.rdf.parse import term_key
+
     default, named = {}, {}
     for c in clauses:
         is_default = "default" in c

@@ -3,8 +3,6 @@ TSV result formats of SELECT and ASK; CONSTRUCT and DESCRIBE's triples as N-Trip
 
 from __future__ import annotations
 
-import itertools
-
 import numpy as np
 
 from hpgraph.errors import InvalidArgumentError
@@ -21,9 +19,6 @@ TAKE_RESULT = 256
 #: once per distinct id (sorting costs more than it saves below: 0.13 against 0.57 ms
 #: for 646 rows, 0.8 against 1.4 ms for 5,000 distinct ids; faster from ~40,000 rows).
 SMALL_RESULT = 8192
-#: Up to this many rows a column's string array is built from its bytes and offsets
-#: (:func:`_string_array`); above, by ``pa.array``, faster per row.
-TINY_RESULT = 16
 
 
 def to_table(store, variables, result):
@@ -33,8 +28,17 @@ def to_table(store, variables, result):
     cols, n, ctx = result
     if not variables:  # no columns, but still as many rows as solutions
         return pa.table({"_": pa.nulls(n)}).drop_columns(["_"])
-    arrays = []
     terms, extra, m = ctx.store.terms, ctx.extra, len(ctx.store.terms)
+    if n <= TAKE_RESULT:  # each id looked up; the columns one after another in one array
+        strs = [
+            terms[i] if 0 <= i < m else None if i < 0 else extra[i - m]
+            for col in cols
+            for i in col.tolist()
+        ]
+        whole = pa.array(strs, pa.string())
+        arrays = [whole] if len(cols) == 1 else [whole.slice(j * n, n) for j in range(len(cols))]
+        return pa.Table.from_arrays(arrays, names=list(variables))
+    arrays = []
     for col in cols:
         if n > TAKE_RESULT and col.max(initial=-1) < m:
             unbound = col < 0
@@ -44,34 +48,12 @@ def to_table(store, variables, result):
             strs = [
                 terms[i] if 0 <= i < m else None if i < 0 else extra[i - m] for i in col.tolist()
             ]
-            arrays.append(_string_array(strs) if n <= TINY_RESULT else pa.array(strs, pa.string()))
+            arrays.append(pa.array(strs, pa.string()))
         else:
             uniq, inv = np.unique(col, return_inverse=True)
             strs = np.array([None if i < 0 else ctx.term(int(i)) for i in uniq], dtype=object)
             arrays.append(pa.array(strs[inv.reshape(-1)], type=pa.string()))
     return pa.Table.from_arrays(arrays, names=list(variables))
-
-
-def _string_array(strs):
-    """A pyarrow string array of ``strs`` (None: null) built from its UTF-8 bytes and
-    offsets. For a few rows right after a query this costs less than ``pa.array``'s
-    conversion (LUBM Q1, 4 rows: 14 against 21 us in the table, 52 against 56 us end to
-    end); per row it costs more (33 rows: 8.5 against 5.4 us)."""
-    import pyarrow as pa
-
-    data = [b"" if t is None else t.encode() for t in strs]
-    ends = list(itertools.accumulate(map(len, data)))
-    if ends and ends[-1] >= 1 << 31:  # past 32-bit offsets: pyarrow decides
-        return pa.array(strs, type=pa.string())
-    offsets = np.zeros(len(data) + 1, np.int32)
-    offsets[1:] = ends
-    valid = None
-    if None in strs:
-        bits = np.packbits(np.array([t is not None for t in strs]), bitorder="little")
-        valid = pa.py_buffer(bits)
-    return pa.StringArray.from_buffers(
-        len(data), pa.py_buffer(offsets), pa.py_buffer(b"".join(data)), valid
-    )
 
 
 def _json_term(key):
