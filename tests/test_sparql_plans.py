@@ -47,7 +47,7 @@ def test_extend_gives_the_rows_of_lookup_and_join(seed):
         g = _graph(rng, m=40 if once else 400)
         for p in (40, 41, 42):
             for terms, var in ((("x", p, "y"), "x"), (("x", p, "y"), "y")):
-                pattern = B._Pattern(g, *terms)
+                pattern = B.Pattern(g, *terms)
                 for size in (0, 1, 3, 12, 30):
                     xs = [np.unique(rng.integers(0, 40, size)), rng.integers(0, 40, size)]
                     for x in xs:

@@ -3,7 +3,7 @@ of the triples (subjects hashed to ranks), returns the BGP's solutions on rank 0
 Collective: every rank runs the same steps on its own rows.
 
 Each pattern is matched on every rank against its own triples (the one-process
-executor's pattern, :class:`~hpgraph.rdf.sparql.bgp._Pattern`), so a pattern's rows are
+executor's pattern, :class:`~hpgraph.rdf.sparql.bgp.Pattern`), so a pattern's rows are
 spread by the hash of its subject. The patterns are joined in the one-process order
 (smallest first by the global row counts, one ``Allreduce``; connected patterns first).
 The joined part is spread by the hash of some variables (``part``) or not at all, and
@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from hpgraph.rdf.mpi.exchange import exchange, gather, owner, replicate
-from hpgraph.rdf.sparql.bgp import LOOKUP_RATIO, _Pattern, _pattern, _Seed, join_pattern
+from hpgraph.rdf.sparql.bgp import LOOKUP_RATIO, Pattern, Seed, join_pattern, pattern_over
 from hpgraph.rdf.sparql.table import Table, join
 
 __all__ = ["solve"]
@@ -37,7 +37,7 @@ __all__ = ["solve"]
 
 def _part(rel):
     """The variable a relation's rows are spread by: a pattern's subject variable."""
-    if isinstance(rel, _Pattern) and isinstance(rel.terms[0], str):
+    if isinstance(rel, Pattern) and isinstance(rel.terms[0], str):
         return (rel.terms[0],)
     return None
 
@@ -46,9 +46,9 @@ def solve(comm, MPI, graph, terms, seed):
     """The solutions of the patterns ``terms`` over this rank's ``graph`` joined with
     ``seed`` (a table, empty on ranks other than 0, or None): a Table on rank 0, None
     elsewhere. Collective."""
-    rels = [_pattern(graph, t, None) for t in terms]
+    rels = [pattern_over(graph, t, None) for t in terms]
     if seed is not None:
-        rels.append(_Seed(seed))
+        rels.append(Seed(seed))
     sizes = np.array([r.n for r in rels], np.int64)
     comm.Allreduce(MPI.IN_PLACE, sizes)
     order = sorted(range(len(rels)), key=lambda i: sizes[i])
@@ -67,7 +67,7 @@ def _join(comm, MPI, result: Table, part, rel, n_rel):
     """``result`` (spread by ``part``) joined with ``rel`` (``n_rel`` rows on all ranks),
     and how the joined rows are spread."""
     size = comm.Get_size()
-    rel_maybe = rel.seed.maybe if isinstance(rel, _Seed) else set()
+    rel_maybe = rel.seed.maybe if isinstance(rel, Seed) else set()
     sure = (set(result.cols) & rel.vars) - result.maybe - rel_maybe
     rel_part = _part(rel)
     if rel_part is not None and rel_part[0] in sure:
@@ -80,7 +80,7 @@ def _join(comm, MPI, result: Table, part, rel, n_rel):
         if n_result <= n_rel:
             return join_pattern(replicate(comm, MPI, result), rel), rel_part
         return join(result, replicate(comm, MPI, rel.table())), part
-    if isinstance(rel, _Pattern) and n_result * LOOKUP_RATIO < n_rel:
+    if isinstance(rel, Pattern) and n_result * LOOKUP_RATIO < n_rel:
         return join_pattern(replicate(comm, MPI, result), rel), rel_part
     key = part if part is not None and set(part) <= sure else tuple(sorted(sure))
     other = rel.table()

@@ -105,9 +105,9 @@ class DistributedStore:
 
     def bgp(self, ctx, triples, seed):
         """The executor's hook (rank 0): the solutions of a BGP joined with ``seed``."""
-        from hpgraph.rdf.sparql.bgp import _plan, _terms
+        from hpgraph.rdf.sparql.bgp import bgp_plan, pattern_terms
         from hpgraph.rdf.sparql.graphs import active_graph
-        from hpgraph.rdf.sparql.paths import _tree, path_table
+        from hpgraph.rdf.sparql.paths import path_table, path_tree
 
         if not self._answering:  # the other ranks are not listening: they would hang
             raise InvalidArgumentError(
@@ -116,15 +116,15 @@ class DistributedStore:
             )
         if ctx.graph is not self.store.default or ctx.graph_var is not None:
             raise Unsupported("named graphs under MPI (run one process)")
-        paths, terms = _plan(ctx, triples)
+        paths, terms = bgp_plan(ctx, triples)
         if not terms:
             result = Table({}, 1) if seed is None else seed
         else:
             header = None if seed is None else (list(seed.cols), sorted(seed.maybe))
             result = self._run(("bgp", terms, header), seed)
         for s, path, o in paths:
-            s, o = _terms(ctx, (s, o), intern=True)
-            with active_graph(ctx, self._path_graph(_predicates(_tree(ctx, path)))):
+            s, o = pattern_terms(ctx, (s, o), intern=True)
+            with active_graph(ctx, self._path_graph(_predicates(path_tree(ctx, path)))):
                 result = join(result, path_table(ctx, s, path, o, result))
         return result
 

@@ -8,7 +8,11 @@ sorted by that variable (an index nested-loop join) and only those rows are join
 A BGP joined with a table the query computed elsewhere (a VALUES block, a sub-SELECT, the
 bindings an EXISTS tests) takes that table as a *seed*: one more relation in the join
 order, by its row count, so a small seed is joined first and narrows the lookups of the
-patterns after it."""
+patterns after it.
+
+The MPI executor (:mod:`hpgraph.rdf.mpi`) builds on the same pieces: the plan
+(:func:`bgp_plan`, :func:`pattern_terms`), the patterns over a rank's own rows
+(:class:`Pattern`, :func:`pattern_over`, :class:`Seed`) and :func:`join_pattern`."""
 
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ from hpgraph.rdf.sparql.paths import is_path, path_table
 from hpgraph.rdf.sparql.table import Table, join
 from hpgraph.rdf.sparql.terms import Unsupported
 
-__all__ = ["bgp", "join_pattern"]
+__all__ = ["bgp", "bgp_plan", "join_pattern", "Pattern", "pattern_over", "pattern_terms", "Seed"]
 
 #: A pattern is looked up rather than scanned when it has this many times more rows than
 #: the joined part.
@@ -29,11 +33,11 @@ PLANS_KEPT = 4096
 KEEP_TABLE = 64
 
 
-class _Pattern:
+class Pattern:
     """One triple pattern over a graph (:class:`~hpgraph.rdf.triples.Triples`): terms are
     ints (ids) or str (variable names); ``g``: the variable naming the graph of each row,
     over the quads of several graphs (``GRAPH ?g { ... }``). Built once per graph and
-    terms (:func:`_pattern`): it only reads the graph's arrays."""
+    terms (:func:`pattern_over`): it only reads the graph's arrays."""
 
     def __init__(self, graph, s, p, o, g=None):
         self.graph = graph
@@ -175,7 +179,7 @@ class _Pattern:
         return rows, rows[:, col]
 
 
-def _terms(ctx, triple, intern=False):
+def pattern_terms(ctx, triple, intern=False):
     """Variable names and term ids of a triple pattern; a constant absent from the store is
     -1, or with ``intern`` a new id (a zero-length path still reaches it)."""
     from rdflib import Variable
@@ -196,7 +200,7 @@ def _terms(ctx, triple, intern=False):
     return terms
 
 
-class _Seed:
+class Seed:
     """A solution table taking part in a BGP's join order like a pattern."""
 
     def __init__(self, table: Table):
@@ -214,15 +218,15 @@ def bgp(ctx, triples, seed: Table | None = None) -> Table:
     cluster = ctx.store.cluster
     if cluster is not None:  # the store is spread over MPI ranks (hpgraph.rdf.mpi)
         return cluster.bgp(ctx, triples, seed)
-    paths, terms = _plan(ctx, triples)
+    paths, terms = bgp_plan(ctx, triples)
     result = _patterns(ctx, terms, seed)
     for s, path, o in paths:
-        s, o = _terms(ctx, (s, o), intern=True)
+        s, o = pattern_terms(ctx, (s, o), intern=True)
         result = join(result, path_table(ctx, s, path, o, result))
     return result
 
 
-def _plan(ctx, triples):
+def bgp_plan(ctx, triples):
     """The BGP ``triples`` split into its property-path patterns and the term ids of its
     other patterns, kept per store for the translated query (as a prepared statement
     keeps its plan): the ids of the constants are looked up once, not per run. Keyed by
@@ -233,7 +237,7 @@ def _plan(ctx, triples):
         return entry[1]
     plan = (
         [t for t in triples if is_path(t[1])],
-        [tuple(_terms(ctx, t)) for t in triples if not is_path(t[1])],
+        [tuple(pattern_terms(ctx, t)) for t in triples if not is_path(t[1])],
     )
     if len(plans) >= PLANS_KEPT:
         plans.clear()
@@ -241,7 +245,7 @@ def _plan(ctx, triples):
     return plan
 
 
-def _pattern(graph, terms, graph_var) -> _Pattern:
+def pattern_over(graph, terms, graph_var) -> Pattern:
     """The pattern of ``terms`` over ``graph``, kept in the graph's memo: its row range
     is binary-searched once per graph, not per query."""
     key = (*terms, graph_var)
@@ -249,7 +253,7 @@ def _pattern(graph, terms, graph_var) -> _Pattern:
     if pattern is None:
         if len(graph.memo) >= PLANS_KEPT:
             graph.memo.clear()
-        pattern = graph.memo[key] = _Pattern(graph, *terms, graph_var)
+        pattern = graph.memo[key] = Pattern(graph, *terms, graph_var)
     return pattern
 
 
@@ -262,13 +266,13 @@ def _patterns(ctx, terms, seed) -> Table:
         key = ("order", id(terms), graph_var)
         entry = graph.memo.get(key)
         if entry is None or entry[0] is not terms:
-            entry = (terms, _order([_pattern(graph, t, graph_var) for t in terms]))
+            entry = (terms, _order([pattern_over(graph, t, graph_var) for t in terms]))
             if len(graph.memo) >= PLANS_KEPT:
                 graph.memo.clear()
             graph.memo[key] = entry
         patterns = entry[1]
     else:
-        patterns = _order([*(_pattern(graph, t, graph_var) for t in terms), _Seed(seed)])
+        patterns = _order([*(pattern_over(graph, t, graph_var) for t in terms), Seed(seed)])
     if not patterns:
         return Table({}, 1)
     result = patterns[0].table()
@@ -298,7 +302,7 @@ def join_pattern(result: Table, pattern) -> Table:
     ``result`` is looked up from ``result``'s values of a shared variable, not scanned.
     The MPI executor (:mod:`hpgraph.rdf.mpi`) joins each rank's rows with it too."""
     part = joined = None
-    if result.n * LOOKUP_RATIO < pattern.n and isinstance(pattern, _Pattern):
+    if result.n * LOOKUP_RATIO < pattern.n and isinstance(pattern, Pattern):
         shared = pattern.vars & set(result.cols)
         for var in sorted(shared - result.maybe):
             if shared == {var}:

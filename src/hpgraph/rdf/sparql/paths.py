@@ -19,7 +19,7 @@ import numpy as np
 from hpgraph.rdf.sparql.table import Table, match_keys
 from hpgraph.rdf.sparql.terms import Unsupported
 
-__all__ = ["is_path", "path_table"]
+__all__ = ["is_path", "path_table", "path_tree"]
 
 
 def is_path(term) -> bool:
@@ -28,7 +28,7 @@ def is_path(term) -> bool:
     return isinstance(term, Path)
 
 
-def _tree(ctx, path, inv=False):
+def path_tree(ctx, path, inv=False):
     """The path as nested tuples with inverses pushed to the leaves."""
     from rdflib import URIRef
     from rdflib.paths import AlternativePath, InvPath, MulPath, NegatedPath, SequencePath
@@ -38,14 +38,14 @@ def _tree(ctx, path, inv=False):
     if isinstance(path, URIRef):
         return ("edge", ctx.store.lookup(term_key(path)), inv)
     if isinstance(path, InvPath):
-        return _tree(ctx, path.arg, not inv)
+        return path_tree(ctx, path.arg, not inv)
     if isinstance(path, SequencePath):
-        parts = [_tree(ctx, a, inv) for a in path.args]
+        parts = [path_tree(ctx, a, inv) for a in path.args]
         return ("seq", parts[::-1] if inv else parts)
     if isinstance(path, AlternativePath):
-        return ("alt", [_tree(ctx, a, inv) for a in path.args])
+        return ("alt", [path_tree(ctx, a, inv) for a in path.args])
     if isinstance(path, MulPath):
-        return ("mul", _tree(ctx, path.path, inv), path.mod)
+        return ("mul", path_tree(ctx, path.path, inv), path.mod)
     if isinstance(path, NegatedPath):
         forward = [a for a in path.args if isinstance(a, URIRef)]
         backward = [a.arg for a in path.args if isinstance(a, InvPath)]
@@ -150,7 +150,7 @@ def path_table(ctx, s, path, o, bound: Table) -> Table:
         src = np.unique(bound.cols[s])
     elif o in sure:
         flip, src = True, np.unique(bound.cols[o])
-    tree = _tree(ctx, path, inv=flip)
+    tree = path_tree(ctx, path, inv=flip)
     a, b = _relation(ctx, tree, src)
     if flip:
         a, b = b, a
