@@ -91,9 +91,9 @@ def communities(
     from hpgraph.apps.communities import run_communities
 
     if ranks is not None:
-        from hpgraph.cli.run import _launch_mpi
+        from hpgraph.launcher import relaunch
 
-        sys.exit(_launch_mpi(ranks))
+        sys.exit(relaunch(ranks, sys.argv[1:]))
     runtime = None
     if runtime_name == "mpi":
         from hpgraph.runtimes import resolve_runtime

@@ -146,11 +146,11 @@ def sparql(data, query, query_file, fmt, union_default_graph, output, ranks, run
     )
 
     if ranks is not None:
-        from hpgraph.rdf.mpi.launch import relaunch
+        from hpgraph.launcher import relaunch
 
         sys.exit(relaunch(ranks, sys.argv[1:]))
     if runtime_name is None:
-        from hpgraph.rdf.mpi.launch import launched_by_mpi
+        from hpgraph.launcher import launched_by_mpi
 
         runtime_name = "mpi" if launched_by_mpi() else "local"
     try:

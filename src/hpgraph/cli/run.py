@@ -29,6 +29,7 @@ from hpgraph.cli._common import (
     threads_option,
 )
 from hpgraph.cli.checkpoint import checkpoint_options, make_checkpoints
+from hpgraph.launcher import relaunch
 
 __all__ = ["run", "param_option", "result_summary", "stats_table", "verify_result"]
 
@@ -193,7 +194,7 @@ def run(
 
         sys.exit(supervise(options["max_restarts"]))
     if ranks is not None:
-        sys.exit(_launch_mpi(ranks))
+        sys.exit(relaunch(ranks, sys.argv[1:]))
     checkpoints = make_checkpoints(options)
     load = {k: options.pop(k) for k in ("directed", "weighted", "fmt", "no_cache", "seed")}
     algo = get_algorithm(algorithm)
@@ -343,30 +344,6 @@ def _write_rank_part(result, output, graph, runtime) -> str:
     write_result(_Rows(result.output_columns((lo, hi))), path)
     runtime.comm.Barrier()  # every part is there when rank 0 reports
     return path
-
-
-def _launch_mpi(ranks: int) -> int:
-    """Re-run this command under ``mpiexec -n ranks`` on the MPI runtime; its exit code."""
-    import os
-    import subprocess
-
-    from hpgraph.runtimes.mpi import mpiexec_path
-
-    mpiexec = mpiexec_path()
-    argv, skip = [], False
-    for arg in sys.argv[1:]:  # drop --ranks N / --ranks=N, force the MPI runtime
-        if skip:
-            skip = False
-            continue
-        if arg == "--ranks":
-            skip = True
-            continue
-        if arg.startswith("--ranks="):
-            continue
-        argv.append(arg)
-    cmd = [mpiexec, "-n", str(ranks), sys.executable, "-m", "hpgraph.cli.main", *argv]
-    cmd += ["--runtime", "mpi"]
-    return subprocess.call(cmd, env=dict(os.environ))
 
 
 def _resolve_source(graph, source, input):

@@ -13,12 +13,9 @@ from __future__ import annotations
 import os
 
 from hpgraph.errors import InvalidArgumentError
+from hpgraph.launcher import PMI_VARIABLES, launched_by_mpi
 
 __all__ = ["step_tasks", "cpus_per_task", "check_mpi_launch", "PMI_VARIABLES"]
-
-#: set in every rank by a process-management interface: PMI-1/PMI-2 (srun --mpi=pmi2,
-#: MPICH's mpiexec), PMIx (srun --mpi=pmix), Open MPI's own launcher
-PMI_VARIABLES = ("PMI_RANK", "PMI_FD", "PMI_PORT", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE")
 
 
 def _whole(environ, name: str) -> int | None:
@@ -49,7 +46,7 @@ def check_mpi_launch(environ=None) -> None:
     (each would run as a one-rank MPI job of its own)."""
     environ = os.environ if environ is None else environ
     tasks = step_tasks(environ)
-    if tasks > 1 and not any(environ.get(v) for v in PMI_VARIABLES):
+    if tasks > 1 and not launched_by_mpi(environ):
         raise InvalidArgumentError(
             f"this Slurm job step has {tasks} tasks but no process-management interface "
             f"(none of ${', $'.join(PMI_VARIABLES)} is set), so each task would run MPI "

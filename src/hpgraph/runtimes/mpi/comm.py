@@ -4,32 +4,15 @@ node communicators of node aggregation."""
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 from hpgraph.errors import InvalidArgumentError
+from hpgraph.launcher import mpiexec_path
 
 __all__ = ["AGGREGATIONS", "mpiexec_path", "load_mpi", "Topology"]
 
 #: How messages cross between ranks: every rank to every rank, or through node leaders.
 AGGREGATIONS = ("direct", "node")
-
-
-def mpiexec_path() -> str:
-    """The ``mpiexec`` beside this interpreter (the mpich wheel installs it there), else
-    the one on PATH."""
-    import shutil
-    from pathlib import Path
-
-    beside = Path(sys.executable).parent / "mpiexec"
-    found = str(beside) if beside.exists() else shutil.which("mpiexec")
-    if found is None:
-        raise InvalidArgumentError(
-            "no mpiexec: install the mpi extra (in a clone: .venv/bin/pip install -e '.[mpi]';"
-            " else pip install 'hpgraph[mpi]')"
-        )
-    return found
 
 
 def load_mpi():
