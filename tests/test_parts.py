@@ -35,7 +35,7 @@ def test_partitioned_kernels_equal_whole_graph_runs(ranks, threads, tmp_path):
 def test_a_part_holds_only_its_own_names_and_writes_the_one_process_output(ranks, tmp_path):
     out = run_mpi(ranks, "check_part_names.py", tmp_path, timeout=900)
     assert out.returncode == 0, out.stdout + out.stderr
-    cases = ("own-ids", "bfs/output", "wcc/output", "pagerank/output", "parts")
+    cases = ("own-ids", "bfs/output", "wcc/output", "pagerank/output", "write_result", "parts")
     for kind in ("strings", "wide"):
         for case in (*cases, "unknown-source"):
             assert f"OK {kind}/{case}" in out.stdout

@@ -2,8 +2,9 @@
 (string ids as one arrow array, wide integer ids as an int64 array), finds a vertex by
 its name with the other ranks (an unknown name fails alike on every rank), and
 ``hpgraph run`` on the MPI runtime writes the one-process run's file byte for byte (rank
-0 gathering the names; with ``--parts`` every rank writes its own rows). Prints ``OK
-<case>`` per case on rank 0. FOLDER: a scratch folder for the files."""
+0 gathering the names; with ``--parts`` every rank writes its own rows), as does
+``hpgraph.io.write_result`` called on every rank. Prints ``OK <case>`` per case on rank
+0. FOLDER: a scratch folder for the files."""
 
 from __future__ import annotations
 
@@ -14,10 +15,11 @@ from pathlib import Path
 import numpy as np
 from mpi4py import MPI
 
+from hpgraph.algorithms import bfs
 from hpgraph.cli.main import cli
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph.part import OwnIds
-from hpgraph.io import read_edgelist
+from hpgraph.io import read_edgelist, write_result
 from hpgraph.runtimes.mpi.ingest import load_graph_mpi
 
 comm = MPI.COMM_WORLD
@@ -97,6 +99,7 @@ for kind, path in paths.items():
     say(f"OK {kind}/own-ids")
 
 for kind, path in paths.items():
+    part = load_graph_mpi(str(path), comm, cache=False, partitioned=True)
     source = names[5] if kind == "strings" else wide[5]
     for algo, extra in (("bfs", ["--source", source]), ("wcc", []), ("pagerank", [])):
         for ext in ("csv", "parquet"):
@@ -108,6 +111,11 @@ for kind, path in paths.items():
             assert code == 0, (kind, algo, code)
             same_bytes(one, mpi, f"{kind}/{algo}")
         say(f"OK {kind}/{algo}/output")
+    # the Python API: write_result on a part is collective, rank 0 writes
+    api = folder / f"{kind}-api.csv"
+    write_result(bfs(part, source, runtime="mpi"), api)
+    same_bytes(folder / f"{kind}-bfs-one.csv", api, f"{kind}/write_result")
+    say(f"OK {kind}/write_result")
     out = folder / f"{kind}-parts.csv"
     code = cli_run("bfs", path, "--no-cache", "--runtime", "mpi", "--parts", "-o", out,
                    "--source", source)  # fmt: skip

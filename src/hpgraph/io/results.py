@@ -33,7 +33,12 @@ _EXTENSIONS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 def write_result(result, path, format: str | None = None) -> None:
     """Write ``result.output_columns()`` to ``path`` as CSV or Parquet (by extension, or
     ``format``). Raises InvalidArgumentError for an unknown format or a column that cannot
-    be converted; nothing is left at ``path`` then."""
+    be converted; nothing is left at ``path`` then.
+
+    A result on a partitioned MPI graph whose ranks hold only their own vertices' ids
+    (a :class:`~hpgraph.graph.part.PartGraph` with ``own_ids``) is written collectively:
+    every rank calls this, rank 0 gathers the rows and their names from their owners in
+    rounds and writes the file, the others only answer."""
     name = Path(path).name.lower()
     gz = name.endswith(".gz")
     if format is None:
@@ -45,7 +50,15 @@ def write_result(result, path, format: str | None = None) -> None:
             )
     if format not in RESULT_FORMATS:
         raise InvalidArgumentError(f"unknown result format {format!r}; expected csv or parquet")
-    columns = result.output_columns()
+    graph = getattr(result, "graph", None)
+    if getattr(graph, "own_ids", None) is not None:
+        from hpgraph.runtimes.mpi.names import root_columns
+
+        columns = root_columns(result, graph.comm)
+        if columns is None:  # not rank 0: it answered rank 0's questions
+            return
+    else:
+        columns = result.output_columns()
     with atomic_output(path) as tmp:
         table = _to_table(columns)
         if format == "parquet":

@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from hpgraph.runtimes.mpi.buffers import RowTypes, alltoallv
 from hpgraph.runtimes.mpi.dictionary import pack_strings, unpack_strings
+from hpgraph.runtimes.mpi.watchdog import guard
 
 __all__ = ["OUTPUT_ROUND", "fetch", "root_columns"]
 
@@ -31,7 +32,13 @@ def fetch(comm, MPI, held, cuts, wanted):
     order, asked of the ranks holding them: rank r holds ``held``, the ids of vertices
     ``[cuts[r], cuts[r + 1])`` (an arrow large_string array, or a numpy array), and
     gets the same kind back. Collective: every rank calls it with its own ``wanted``
-    (an empty one only answers)."""
+    (an empty one only answers); a rank left alone in it (the others never call) is
+    ended by the watchdog, naming them, instead of waiting for ever."""
+    with guard("asking the owners for vertex ids (collective: every rank asks or answers)"):
+        return _fetch(comm, MPI, held, cuts, wanted)
+
+
+def _fetch(comm, MPI, held, cuts, wanted):
     size = comm.Get_size()
     wanted = np.asarray(wanted, dtype=np.int64)
     owner = np.searchsorted(cuts, wanted, side="right") - 1
