@@ -41,6 +41,8 @@ def test_a_part_holds_only_its_own_names_and_writes_the_one_process_output(ranks
             assert f"OK {kind}/{case}" in out.stdout
     # the unknown source is said once per run (by rank 0), in one line
     assert out.stderr.count("hpgraph: error: unknown vertex 'no such vertex'") == 2
+    assert "OK strings/negative-weight" in out.stdout
+    assert out.stderr.count("has weight -1.0") == 1
 
 
 def test_own_ids_are_cut_from_ids_in_ascending_order():

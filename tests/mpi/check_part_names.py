@@ -129,3 +129,14 @@ for kind, path in paths.items():
     code = cli_run("bfs", path, "--no-cache", "--runtime", "mpi", "--source", "no such vertex")
     assert all(c == 2 for c in comm.allgather(code)), code
     say(f"OK {kind}/unknown-source")
+
+# a negative weight on the last rank's rows: every rank stops, the edge named once
+negative = folder / "negative.el"
+if rank == 0:
+    lines = paths["strings"].read_text(encoding="utf-8").splitlines()
+    a, b, _ = lines[-1].split("\t")
+    negative.write_text("\n".join([*lines[:-1], f"{a}\t{b}\t-1.0"]) + "\n", encoding="utf-8")
+comm.Barrier()
+code = cli_run("sssp", negative, "--no-cache", "--runtime", "mpi", "--source", names[5])
+assert all(c == 2 for c in comm.allgather(code)), code
+say("OK strings/negative-weight")

@@ -334,7 +334,7 @@ def check_weights(graph, what: str, *, positive: bool = False, hint: str = ""):
     """Raise :class:`~hpgraph.errors.InvalidGraphError` naming the first edge whose weight
     is not finite and non-negative (``positive``: not finite and > 0); ``hint`` ends the
     message. A graph without weights passes."""
-    from hpgraph.errors import InvalidGraphError
+    from hpgraph.errors import InvalidGraphError, agreed
 
     part = is_part(graph)
     if part:  # its own rows; every rank raises the first rank's bad edge
@@ -354,7 +354,8 @@ def check_weights(graph, what: str, *, positive: bool = False, hint: str = ""):
     if edge is not None:
         a, b = graph.user_ids()[list(edge[:2])].tolist()  # Python values
         need = "positive" if positive else "non-negative"
-        raise InvalidGraphError(
+        exc = InvalidGraphError(
             f"{what} needs finite, {need} edge weights; edge {a!r} -> {b!r} has weight "
             f"{edge[2]!r}{hint}"
         )
+        raise agreed(exc) if part and graph.comm is not None else exc  # printed once
