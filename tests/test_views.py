@@ -3,6 +3,8 @@ view, the both-directions rows, the locality renumbering, and the caching."""
 
 from __future__ import annotations
 
+from collections import deque
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -46,8 +48,19 @@ def test_locality_view_is_a_renumbering_of_the_simple_view(shape):
     for i in range(n):  # row i is the simple row of order[i], renamed, same order
         v = order[i]
         assert lx[lp[i] : lp[i + 1]].tolist() == rank[ix[ip[v] : ip[v + 1]]].tolist()
-    if n:
-        assert order[0] == int(np.argmax(np.diff(ip)))  # breadth-first from the top degree
+    want, seen = [], np.zeros(n, dtype=bool)  # breadth-first from the top degree, then
+    for r in ([int(np.argmax(np.diff(ip)))] if n else []) + list(range(n)):  # by smallest
+        if seen[r]:
+            continue
+        seen[r], queue = True, deque([r])
+        while queue:
+            v = queue.popleft()
+            want.append(v)
+            for u in ix[ip[v] : ip[v + 1]].tolist():
+                if not seen[u]:
+                    seen[u] = True
+                    queue.append(u)
+    assert order.tolist() == want
 
 
 def test_check_weights_names_the_first_bad_edge():

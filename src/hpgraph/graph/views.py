@@ -211,19 +211,27 @@ def simple_view(graph):
 
 
 @njit(**NUMBA_FLAGS)
-def _bfs_order(indptr, indices, first):
-    """All vertices in breadth-first order: from ``first``, then every other component
-    from its smallest vertex (int32 new -> old)."""
+def _bfs_renumbered(indptr, indices, first):
+    """The graph renumbered in breadth-first order in one pass: from ``first``, then every
+    other component from its smallest vertex. Returns ``(order, ptr, idx)``: ``order[i]``
+    is the vertex numbered i (int32 new -> old) and row i of (ptr, idx) is its row, each
+    neighbour renamed, in the row's own order. When a vertex is taken from the queue
+    every neighbour already has its number or gets it there and then, so its renamed row
+    is written at once, sequentially (no second pass over the rows, no inverse gather)."""
     n = indptr.shape[0] - 1
-    seen = np.zeros(n, dtype=np.bool_)
+    rank = np.full(n, -1, dtype=indices.dtype)
     order = np.empty(n, dtype=np.int32)
+    ptr = np.empty(n + 1, dtype=np.int64)
+    idx = np.empty(indices.shape[0], dtype=indices.dtype)
+    ptr[0] = 0
     head = 0
     tail = 0
+    j = 0
     for s in range(-1, n):
         r = first if s < 0 else s
-        if n == 0 or seen[r]:
+        if n == 0 or rank[r] >= 0:
             continue
-        seen[r] = True
+        rank[r] = tail
         order[tail] = r
         tail += 1
         while head < tail:
@@ -231,11 +239,14 @@ def _bfs_order(indptr, indices, first):
             head += 1
             for k in range(indptr[v], indptr[v + 1]):
                 u = indices[k]
-                if not seen[u]:
-                    seen[u] = True
+                if rank[u] < 0:
+                    rank[u] = tail
                     order[tail] = u
                     tail += 1
-    return order
+                idx[j] = rank[u]
+                j += 1
+            ptr[head] = j
+    return order, ptr, idx
 
 
 @njit(**NUMBA_FLAGS)
@@ -269,11 +280,7 @@ def locality_view(graph):
         ip, ix = simple_view(graph)
         n = ip.shape[0] - 1
         first = int(np.argmax(np.diff(ip))) if n else 0
-        order = _bfs_order(ip, ix, first)
-        rank = np.empty(n, dtype=ix.dtype)
-        rank[order] = np.arange(n, dtype=ix.dtype)
-        pip, pix = rows_in_order(ip[:-1], ip[1:], ix, order)
-        pix = rank[pix]  # renamed, in the same order
+        order, pip, pix = _bfs_renumbered(ip, ix, first)
         for a in (order, pip, pix):
             a.flags.writeable = False
         return order, pip, pix
