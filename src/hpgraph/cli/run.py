@@ -260,7 +260,8 @@ def run(
     t0 = time.perf_counter()
     result = function(graph, *args, threads=threads, runtime=runtime, progress=progress, **given)
     elapsed = time.perf_counter() - t0
-    written = gathered = summary = None
+    written = summary = None
+    wrote = ()  # (columns, seconds) of an output written collectively
     if output is not None and parts:
         written = _write_rank_part(result, output, graph, runtime)
         output = None
@@ -269,10 +270,10 @@ def run(
         # the output's questions for the ids it holds, rank 0 writes
         summary = result_summary(name, result)
         if output is not None:
-            from hpgraph.runtimes.mpi.names import root_columns
+            from hpgraph.io import write_result
 
-            t_out = time.perf_counter()
-            gathered = root_columns(result, runtime.comm)
+            t0 = time.perf_counter()
+            wrote = (write_result(result, output), time.perf_counter() - t0)
     if runtime is not None and not runtime.is_root:
         return  # every rank holds the result; rank 0 reports and writes it
 
@@ -298,14 +299,12 @@ def run(
     if output is not None:
         from hpgraph.io import write_result
 
-        t0 = time.perf_counter()
-        # covers are written one row per (vertex, community), as the user reads them
-        rows = _Rows(result.to_rows()) if hasattr(result, "to_rows") else result
-        if gathered is not None:  # the names came from their owners
-            t0, rows = t_out, _Rows(gathered)
-        write_result(rows, output)
-        cols = ", ".join(rows.output_columns())
-        out.print(f"wrote {output} ({cols}) in {fmt_seconds(time.perf_counter() - t0)}")
+        if not wrote:
+            t0 = time.perf_counter()
+            # covers are written one row per (vertex, community), as the user reads them
+            rows = _Rows(result.to_rows()) if hasattr(result, "to_rows") else result
+            wrote = (write_result(rows, output), time.perf_counter() - t0)
+        out.print(f"wrote {output} ({', '.join(wrote[0])}) in {fmt_seconds(wrote[1])}")
     if written is not None:
         out.print(f"wrote {runtime.size} parts like {written} (one per rank, in parallel)")
     if algo.after_run is not None:

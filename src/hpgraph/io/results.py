@@ -30,15 +30,16 @@ RESULT_FORMATS = ("csv", "parquet")
 _EXTENSIONS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 
 
-def write_result(result, path, format: str | None = None) -> None:
+def write_result(result, path, format: str | None = None) -> list[str] | None:
     """Write ``result.output_columns()`` to ``path`` as CSV or Parquet (by extension, or
-    ``format``). Raises InvalidArgumentError for an unknown format or a column that cannot
-    be converted; nothing is left at ``path`` then.
+    ``format``) and return the names of the columns written. Raises InvalidArgumentError
+    for an unknown format or a column that cannot be converted; nothing is left at
+    ``path`` then.
 
     A result on a partitioned MPI graph whose ranks hold only their own vertices' ids
     (a :class:`~hpgraph.graph.part.PartGraph` with ``own_ids``) is written collectively:
     every rank calls this, rank 0 gathers the rows and their names from their owners in
-    rounds and writes the file, the others only answer."""
+    rounds and writes the file, the others only answer (and return None)."""
     name = Path(path).name.lower()
     gz = name.endswith(".gz")
     if format is None:
@@ -56,7 +57,7 @@ def write_result(result, path, format: str | None = None) -> None:
 
         columns = root_columns(result, graph.comm)
         if columns is None:  # not rank 0: it answered rank 0's questions
-            return
+            return None
     else:
         columns = result.output_columns()
     with atomic_output(path) as tmp:
@@ -69,6 +70,7 @@ def write_result(result, path, format: str | None = None) -> None:
                 # the header by hand: pyarrow < 19 quotes every column name
                 out.write((",".join(map(_field, table.column_names)) + "\n").encode())
                 pcsv.write_csv(table, out, options)
+    return table.column_names
 
 
 def _to_table(columns: dict) -> pa.Table:
