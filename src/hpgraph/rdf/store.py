@@ -21,6 +21,7 @@ import numpy as np
 
 from hpgraph.errors import GraphFormatError, InvalidArgumentError
 from hpgraph.rdf.sparql import run_query, to_table
+from hpgraph.rdf.sparql.prepared import quick_select
 from hpgraph.rdf.triples import DEFAULT_GRAPH, NamedGraphs, Triples, sort_quads
 
 __all__ = ["Store", "DEFAULT_GRAPH", "store_meta", "read_terms"]
@@ -55,6 +56,7 @@ class Store:
         self._merges: dict[tuple, Triples] = {}
         self.plans: dict = {}  # the query executor's prepared BGPs (sparql.bgp)
         self._term_array = None
+        self._term_objects = None
         #: the MPI ranks holding the triples (hpgraph.rdf.mpi), which answer the BGPs;
         #: None: this store holds them all
         self.cluster = None
@@ -180,6 +182,14 @@ class Store:
             self._term_array = pa.array(self.terms, type=pa.string())
         return self._term_array
 
+    def term_objects(self) -> np.ndarray:
+        """The terms as a numpy object array, index = id (built on first use: 8 bytes a
+        term, pointers to the dictionary's own strings): a small query result gathers its
+        strings from it by one fancy index."""
+        if self._term_objects is None:
+            self._term_objects = np.array(self.terms, dtype=object)
+        return self._term_objects
+
     def lookup(self, key: str) -> int:
         """The id of a canonical term string, -1 when absent."""
         return self.ids.get(key, -1)
@@ -225,6 +235,9 @@ class Store:
         of triples (columns subject, predicate, object). The default graph is the store's
         default graph only, or with ``use_default_graph_as_union`` the merge of all graphs
         (as pyoxigraph's option of that name); FROM / FROM NAMED choose it in the query."""
+        out = None if use_default_graph_as_union else quick_select(self, text)
+        if out is not None:
+            return out.to_pandas() if as_pandas else out
         result = run_query(self, text, union=use_default_graph_as_union)
         if result.kind == "ask":
             return result.boolean

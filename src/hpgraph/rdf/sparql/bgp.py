@@ -22,7 +22,16 @@ from hpgraph.rdf.sparql.paths import is_path, path_table
 from hpgraph.rdf.sparql.table import Table, join
 from hpgraph.rdf.sparql.terms import Unsupported
 
-__all__ = ["bgp", "bgp_plan", "join_pattern", "Pattern", "pattern_over", "pattern_terms", "Seed"]
+__all__ = [
+    "bgp",
+    "bgp_plan",
+    "join_pattern",
+    "join_patterns",
+    "Pattern",
+    "pattern_over",
+    "pattern_terms",
+    "Seed",
+]
 
 #: A pattern is looked up rather than scanned when it has this many times more rows than
 #: the joined part.
@@ -219,7 +228,7 @@ def bgp(ctx, triples, seed: Table | None = None) -> Table:
     if cluster is not None:  # the store is spread over MPI ranks (hpgraph.rdf.mpi)
         return cluster.bgp(ctx, triples, seed)
     paths, terms = bgp_plan(ctx, triples)
-    result = _patterns(ctx, terms, seed)
+    result = join_patterns(ctx.graph, ctx.graph_var, terms, seed)
     for s, path, o in paths:
         s, o = pattern_terms(ctx, (s, o), intern=True)
         result = join(result, path_table(ctx, s, path, o, result))
@@ -257,11 +266,11 @@ def pattern_over(graph, terms, graph_var) -> Pattern:
     return pattern
 
 
-def _patterns(ctx, terms, seed) -> Table:
-    """The patterns of ``terms`` (and ``seed``) joined in :func:`_order`; without a seed
-    the order depends on the graph's pattern sizes only and is kept in the graph's memo
-    with the patterns (keyed by the plan's list of terms, held by the entry)."""
-    graph, graph_var = ctx.graph, ctx.graph_var
+def join_patterns(graph, graph_var, terms, seed) -> Table:
+    """The patterns of ``terms`` (and ``seed``) over ``graph`` joined in :func:`_order`;
+    without a seed the order depends on the graph's pattern sizes only and is kept in the
+    graph's memo with the patterns (keyed by the plan's list of terms, held by the
+    entry)."""
     if seed is None:
         key = ("order", id(terms), graph_var)
         entry = graph.memo.get(key)
