@@ -50,7 +50,7 @@ PR_TOLERANCE = 0.0
 #: changed their labels in a sweep of the semi-synchronous update (the default), or in a
 #: superstep of the synchronous one (``BMLPA_SYNC_TOLERANCE``, against two supersteps
 #: back); see docs/algorithms/bmlpa.md for the measurements behind the values.
-BMLPA_TOLERANCE = 0.05
+BMLPA_TOLERANCE = 0.06
 BMLPA_SYNC_TOLERANCE = 0.01
 
 

@@ -8,6 +8,7 @@ import sys
 import click
 
 from hpgraph.cli._common import console, count_option, fmt_count, kv_lines, threads_option
+from hpgraph.config import BMLPA_SYNC_TOLERANCE, BMLPA_TOLERANCE
 
 __all__ = ["communities"]
 
@@ -39,7 +40,8 @@ __all__ = ["communities"]
               help="Layout dimensions (3: a rotating view on the page).")  # fmt: skip
 @click.option("--tolerance", type=float, default=None,
               help="BMLPA stops once fewer than this share of users change labels in a "
-              "sweep (the seed's rule). [default: 0.05; 0.01 with --update sync]")  # fmt: skip
+              "sweep (the seed's rule). [default: "
+              f"{BMLPA_TOLERANCE}; {BMLPA_SYNC_TOLERANCE} with --update sync]")  # fmt: skip
 @click.option("--update", type=click.Choice(["semi-sync", "sync"]), default="semi-sync",
               show_default=True,
               help="BMLPA's schedule: colour classes in turn (semi-sync) or every user "

@@ -30,7 +30,7 @@ graph: directions ignored, parallel edges merged, self-loops and weights dropped
    of peers. ``update="sync"`` is the paper's: every vertex from the previous superstep.
 3. **Stop.** ``stop="rate"`` (the seed's rule, default): stop once fewer than
    ``tolerance * n`` vertices hold labels (ids, not coefficients) that differ from one
-   sweep back (semi-sync; default tolerance 0.05) or two supersteps back (sync, against
+   sweep back (semi-sync; default tolerance 0.06) or two supersteps back (sync, against
    its period-2 swing; default 0.01), or none does. ``stop="counts"`` (the paper's rule,
    COPRA style): with ``Count(L)`` the number of vertices holding each label and
    ``Id(L)`` the labels in use, after computing ``dest`` from ``source``: ``Min =
@@ -225,7 +225,7 @@ def bmlpa(
     paper's synchronous superstep. ``stop="rate"`` (the seed's rule, default) stops once
     the share of vertices whose labels changed (against one sweep back, or two supersteps
     back, see the module docstring) falls below ``tolerance`` (default
-    :data:`hpgraph.config.BMLPA_TOLERANCE`, 0.05, for semi-sync and
+    :data:`hpgraph.config.BMLPA_TOLERANCE`, 0.06, for semi-sync and
     :data:`~hpgraph.config.BMLPA_SYNC_TOLERANCE`, 0.01, for sync); ``stop="counts"`` is
     the paper's label-count rule. ``max_iterations`` bounds both. ``seed`` breaks degree
     ties in the rough cores. ``threads`` peers on the local runtime, or
