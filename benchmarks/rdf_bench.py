@@ -14,6 +14,7 @@ in the default graph), and the named-graph queries and query forms (``GRAPHS``) 
     flock /tmp/hpgraph-big.lock .venv/bin/python benchmarks/rdf_bench.py --lubm 5
     .venv/bin/python benchmarks/rdf_bench.py --lubm 1 --features-only
     flock /tmp/hpgraph-big.lock .venv/bin/python benchmarks/rdf_bench.py --lubm 5 --queries-only
+    flock /tmp/hpgraph-big.lock .venv/bin/python benchmarks/rdf_bench.py --lubm 10 --no-features
     .venv/bin/python benchmarks/rdf_bench.py --lubm 1 --graphs
 """
 
@@ -229,7 +230,15 @@ def best_quick(fn, trials):
 QUICK = 1e-3
 
 
-def lubm(universities, seed, trials, features_only=False, named_graphs=False, queries_only=False):
+def lubm(
+    universities,
+    seed,
+    trials,
+    features_only=False,
+    named_graphs=False,
+    queries_only=False,
+    no_features=False,
+):
     from hpgraph.rdf import Store
     from hpgraph.rdf.lubm import generate_lubm
     from hpgraph.rdf.lubm.queries import PREFIXES, PUBLISHED_LUBM1, QUERIES
@@ -263,7 +272,7 @@ def lubm(universities, seed, trials, features_only=False, named_graphs=False, qu
         if not features_only:
             refs = PUBLISHED_LUBM1 if universities == 1 else None
             time_queries("query", QUERIES, store, ox, trials, refs=refs)
-        if not queries_only:
+        if not queries_only and not no_features:
             time_queries("feature", FEATURES, store, ox, trials, PREFIXES)
 
 
@@ -285,9 +294,22 @@ def main():
         action="store_true",
         help="LUBM: only the load with inference and the 14 LUBM queries",
     )
+    ap.add_argument(
+        "--no-features",
+        action="store_true",
+        help="LUBM: the loads and the 14 LUBM queries, not the FEATURES queries",
+    )
     args = ap.parse_args()
     if args.lubm:
-        lubm(args.lubm, args.seed, args.trials, args.features_only, args.graphs, args.queries_only)
+        lubm(
+            args.lubm,
+            args.seed,
+            args.trials,
+            args.features_only,
+            args.graphs,
+            args.queries_only,
+            args.no_features,
+        )
         return
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "uni.nt")
