@@ -402,7 +402,8 @@ def _bmlpa_peer_semi(
         relabelled_per_step.append(relabelled)
         active_per_step.append(active)
         if show is not None and pid == 0:
-            show(it + 1, changed, shared.state[6], relabelled)
+            show(it + 1, changed, live, relabelled)  # every peer's own count: the keeper
+            # may not have stored its count in the shared state yet
         if counts_rule:
             if _stop_rule(cnt_start, shared.counts, old_min, it > 0):
                 stopped = "counts"
