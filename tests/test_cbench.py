@@ -59,3 +59,17 @@ def test_bytes_sweep_writes_csv(tmp_path):
         table = list(csv.DictReader(f))
     assert [int(t["bytes"]) for t in table] == [64, 4096]
     assert {t["runtime"] for t in table} == {"local"}
+
+
+def test_hama_without_its_packages_says_which_extra(monkeypatch, tmp_path):
+    # before any run (the local runs of a sweep would come first): one readable error
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "kazoo" else real(name, *a)
+    )
+    with pytest.raises(InvalidArgumentError, match=r"needs kazoo: install the hama extra"):
+        main(["--sweep", "tasks", "--runtimes", "local,hama", "--out", str(tmp_path / "cb")])
+    assert not list(tmp_path.iterdir())
+    main(["--runtime", "local", "-T", "2", "-I", "3"])  # hama not asked for: runs

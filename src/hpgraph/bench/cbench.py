@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import os
 import subprocess
 import sys
@@ -333,6 +334,11 @@ def main(argv=None):
     if a.iters < 0:
         ap.error("--iters must be >= 0")
     runtimes = a.runtimes or list(RUNTIMES)
+    several = a.mode == "pingpong" or a.sweep
+    if "hama" in (runtimes if several else [a.runtime]):  # before any other runtime runs
+        from hpgraph.runtimes.hama.runtime import require_packages
+
+        require_packages()
     if a.mode == "pingpong":
         from hpgraph.bench import pingpong as pp
 
@@ -348,7 +354,9 @@ def main(argv=None):
                      seed=a.seed, out_prefix=a.out, zookeeper=a.zookeeper)  # fmt: skip
         _print(rows)
         _print_speedups(a.sweep, rows)
-        print(f"wrote {a.out}-{a.sweep}.csv")
+        plotted = importlib.util.find_spec("matplotlib") is not None  # as _plot draws
+        png = f", {a.out}-{a.sweep}.png" if plotted else ""
+        print(f"wrote {a.out}-{a.sweep}.csv{png}")
         return 0
     if a.csv_row:  # inside mpiexec: every rank runs, rank 0 reports one machine line
         r = cbench("mpi", a.tasks or 2, a.partners, a.msgs, a.bytes, a.supersteps, a.seed)

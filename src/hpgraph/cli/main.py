@@ -71,7 +71,10 @@ def _message(exc: BaseException) -> str:
     elif isinstance(exc, (HPGraphError, CommandFailed, OSError)):
         text = str(exc)
     else:
-        text = f"internal error: {type(exc).__name__}: {exc} (run with --debug for the traceback)"
+        text = (
+            f"internal error: {type(exc).__name__}: {exc} (for the traceback: hpgraph "
+            "--debug COMMAND ..., or HPGRAPH_DEBUG=1)"
+        )
     return " | ".join(line.strip() for line in str(text).splitlines() if line.strip())
 
 

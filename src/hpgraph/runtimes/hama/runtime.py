@@ -8,7 +8,7 @@ import time
 from hpgraph.runtimes.hama.barrier import DEFAULT_BARRIER_TIMEOUT
 from hpgraph.runtimes.hama.tasks import launch
 
-__all__ = ["HamaRuntime", "run_bsp_hama"]
+__all__ = ["HamaRuntime", "run_bsp_hama", "require_packages"]
 
 
 class HamaRuntime:
@@ -20,6 +20,7 @@ class HamaRuntime:
 
     def __init__(self, zookeeper: str | None = None,
                  barrier_timeout: float = DEFAULT_BARRIER_TIMEOUT):  # fmt: skip
+        require_packages()
         self.zookeeper = zookeeper
         self.barrier_timeout = barrier_timeout
 
@@ -32,6 +33,21 @@ class HamaRuntime:
 
     def __repr__(self):
         return f"HamaRuntime(zookeeper={self.zookeeper!r})"
+
+
+def require_packages():
+    """A readable error when the hama extra is not installed (its tasks would fail one by
+    one on the first ``import kazoo`` or ``import zmq``)."""
+    from importlib.util import find_spec
+
+    missing = [name for mod, name in (("kazoo", "kazoo"), ("zmq", "pyzmq")) if not find_spec(mod)]
+    if missing:
+        from hpgraph.errors import InvalidArgumentError
+
+        raise InvalidArgumentError(
+            f"the hama runtime needs {' and '.join(missing)}: install the hama extra (in a "
+            "clone: .venv/bin/pip install -e '.[hama]'; else pip install 'hpgraph[hama]')"
+        )
 
 
 def run_bsp_hama(program, peers=None, args=(), runtime=None):
