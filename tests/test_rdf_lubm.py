@@ -228,8 +228,13 @@ def test_cli_lubm_load_infer_and_query(tmp_path):
 
     runner = CliRunner()
     out = tmp_path / "l.nt.gz"
-    r = runner.invoke(cli, ["rdf", "lubm", "-u", "1", "--seed", str(SEED), "-o", str(out)])
+    qs = tmp_path / "queries"
+    r = runner.invoke(
+        cli, ["rdf", "lubm", "-u", "1", "--seed", str(SEED), "-o", str(out), "--queries", str(qs)]
+    )
     assert r.exit_code == 0, r.output
+    assert sorted(p.name for p in qs.iterdir()) == sorted(f"q{i}.rq" for i in range(1, 15))
+    assert (qs / "q12.rq").read_text().strip() == QUERIES["Q12"].strip()
     onto = tmp_path / "univ-bench.ttl"
     onto.write_text(UNIV_BENCH, encoding="utf-8")
     r = runner.invoke(
@@ -237,7 +242,7 @@ def test_cli_lubm_load_infer_and_query(tmp_path):
     )
     assert r.exit_code == 0, r.output
     r = runner.invoke(
-        cli, ["sparql", str(tmp_path / "s"), "-e", QUERIES["Q12"], "--format", "json"]
+        cli, ["sparql", str(tmp_path / "s"), "-q", str(qs / "q12.rq"), "--format", "json"]
     )
     assert r.exit_code == 0, r.output
     chairs = json.loads(r.output)["results"]["bindings"]

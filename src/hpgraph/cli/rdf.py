@@ -58,7 +58,12 @@ def load(data, output, infer):
 @click.option(
     "-o", "--output", required=True, type=click.Path(dir_okay=False), help="OUT.nt or OUT.nt.gz"
 )
-def lubm(universities, seed, output):
+@click.option(
+    "--queries",
+    type=click.Path(file_okay=False),
+    help="Also write the 14 LUBM queries into this folder, as q1.rq .. q14.rq.",
+)
+def lubm(universities, seed, output, queries):
     """Write LUBM(UNIVERSITIES) data for SEED (deterministic) as N-Triples; query it with
     the univ-bench ontology: ``hpgraph rdf load OUT.nt --infer univ-bench -o STORE``."""
     from hpgraph.rdf.lubm import generate_lubm
@@ -66,6 +71,16 @@ def lubm(universities, seed, output):
     t0 = time.perf_counter()
     n = generate_lubm(output, universities, seed)
     click.echo(f"wrote {output}: {n:,} triples in {time.perf_counter() - t0:.2f} s")
+    if queries:
+        from pathlib import Path
+
+        from hpgraph.rdf.lubm.queries import QUERIES
+
+        folder = Path(queries)
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, text in QUERIES.items():
+            (folder / f"{name.lower()}.rq").write_text(text + "\n")
+        click.echo(f"wrote {folder}/q1.rq .. q{len(QUERIES)}.rq (the LUBM queries)")
 
 
 @rdf.command("graph", short_help="Write the subgraph of chosen predicates as a graph file.")
