@@ -47,6 +47,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from hpgraph.algorithms._owners import joined, to_owners
 from hpgraph.algorithms.lcc.kernels import (
     coefficients,
     connected_triples,
@@ -146,20 +147,6 @@ def _ghosts(part, ipb, ixb):
     return np.unique(adj[(adj < lo) | (adj >= hi)])
 
 
-def _to_owners(peer, items, at):
-    """Send ``items[at[q]:at[q + 1]]`` to every other peer q (empty ones too, so every
-    peer hears from every other in each exchange)."""
-    for q in range(peer.num_peers):
-        if q != peer.pid:
-            peer.send(q, items[at[q] : at[q + 1]])
-
-
-def _joined(peer, empty, field=0, fields=1):
-    """Payload ``field`` of the ``fields`` every other peer sent, joined in peer order."""
-    got = [p for _, p in peer.messages()][field::fields]
-    return np.concatenate([empty, *got])
-
-
 def _forward_rows(part, ipb, ixb, ghosts, num, degree, links):
     """(indptr by slot, local numbers, directions or empty, ghosts listed) of the own
     forward rows, each ascending (so by rank)."""
@@ -184,19 +171,19 @@ def _program(peer, part, links, want_coef, ipb, ixb):
     _simple_degrees(part.indptr, part.indices, ipb, ixb, False, lo, hi, degree)
     ghosts = _ghosts(part, ipb, ixb)
     at = np.searchsorted(ghosts, part.rank_offsets)  # each owner's block of ghosts
-    _to_owners(peer, ghosts, at)
+    to_owners(peer, ghosts, at)
     peer.sync()  # 0 -> 1: the owners answer with the degrees
     asked = dict(peer.messages())
     for q, ids in asked.items():
         peer.send(q, degree[ids - lo])
     peer.sync()  # 1 -> 2: the forward rows, and the ghost rows they need
     ids = np.concatenate([np.arange(lo, hi, dtype=idt), ghosts])  # slot -> global id
-    order = np.lexsort((ids, np.concatenate([degree, _joined(peer, degree[:0])])))
+    order = np.lexsort((ids, np.concatenate([degree, joined(peer, degree[:0])])))
     num = np.empty(ids.shape[0], dtype=idt)  # slot -> local number, in rank order
     num[order] = np.arange(ids.shape[0], dtype=idt)
     kptr, kfix, kdir, need = _forward_rows(part, ipb, ixb, ghosts, num, degree, links)
     wanted = np.flatnonzero(need)
-    _to_owners(peer, ghosts[wanted], np.searchsorted(wanted, at))
+    to_owners(peer, ghosts[wanted], np.searchsorted(wanted, at))
     peer.sync()  # 2 -> 3: the owners answer with the rows asked for, in global ids
     for q, theirs in peer.messages():
         slots = theirs.astype(np.int64) - lo
@@ -207,7 +194,7 @@ def _program(peer, part, links, want_coef, ipb, ixb):
     peer.sync()  # 3 -> 4: count, and send the ghosts' counts to their owners
     gptr, gix, gdir = _ghost_rows(
         lo, hi, ghosts, num, wanted,
-        _joined(peer, kptr[:0], 0, 3), _joined(peer, ids[:0], 1, 3), _joined(peer, kdir[:0], 2, 3),
+        joined(peer, kptr[:0], 0, 3), joined(peer, ids[:0], 1, 3), joined(peer, kdir[:0], 2, 3),
     )  # fmt: skip
     del ids, need, wanted
     sptr = np.concatenate([kptr, kptr[-1] + gptr[1:]])  # every local's row, by slot
@@ -223,7 +210,7 @@ def _program(peer, part, links, want_coef, ipb, ixb):
         count_links(fptr, fix, fdir, rows, counts, np.zeros(local, dtype=np.uint8))
     else:
         count_triangles(fptr, fix, rows, counts.reshape(-1), np.zeros(local // 64 + 1, np.uint64))
-    _to_owners(peer, counts[num[own:]], at)
+    to_owners(peer, counts[num[own:]], at)
     peer.sync()  # 4 -> 5: add the counts of own vertices that other ranks found
     mine = counts[num[:own]]
     for q, theirs in peer.messages():
