@@ -207,8 +207,9 @@ def belonging_text(ptr, coef, places=6):
 # ------------------------------------------------------------------------------ writing
 def _write_tables(tmp: Path, mentions, cover, names, lead, layout_res, dim):
     import pyarrow as pa
-    import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
+
+    from hpgraph.io.results import write_csv_table
 
     ids = mentions.graph.user_ids()
     id_arr = pa.array(ids.tolist() if ids.dtype == object else ids)
@@ -221,7 +222,7 @@ def _write_tables(tmp: Path, mentions, cover, names, lead, layout_res, dim):
             "belonging": text,
         }
     )
-    pacsv.write_csv(cover_tab, tmp / "cover.csv")
+    write_csv_table(cover_tab, tmp / "cover.csv")
     k = cover.num_communities
     first_leader = np.full(k, -1, dtype=np.int64)
     if lead is not None and lead.community.size:
@@ -241,7 +242,7 @@ def _write_tables(tmp: Path, mentions, cover, names, lead, layout_res, dim):
             "leader": leader_col,
         }
     )
-    pacsv.write_csv(comm_tab, tmp / "communities.csv")
+    write_csv_table(comm_tab, tmp / "communities.csv")
     if lead is not None:
         lead_tab = pa.table(
             {
@@ -260,7 +261,7 @@ def _write_tables(tmp: Path, mentions, cover, names, lead, layout_res, dim):
                 "betweenness": pa.array([], pa.float64()),
             }
         )
-    pacsv.write_csv(lead_tab, tmp / "leaders.csv")
+    write_csv_table(lead_tab, tmp / "leaders.csv")
     cols = {"vertex": id_arr}
     for a in "xyz"[:dim]:
         cols[a] = pa.array(layout_res[a])

@@ -24,7 +24,7 @@ import pyarrow.parquet as pq
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.io._atomic import atomic_output
 
-__all__ = ["write_result", "RESULT_FORMATS"]
+__all__ = ["write_result", "write_csv_table", "RESULT_FORMATS"]
 
 RESULT_FORMATS = ("csv", "parquet")
 _EXTENSIONS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
@@ -65,12 +65,24 @@ def write_result(result, path, format: str | None = None) -> list[str] | None:
         if format == "parquet":
             pq.write_table(table, tmp)
         else:
-            options = pcsv.WriteOptions(include_header=False, quoting_style=_quoting(table))
             with pa.output_stream(tmp, compression="gzip" if gz else None) as out:
-                # the header by hand: pyarrow < 19 quotes every column name
-                out.write((",".join(map(_field, table.column_names)) + "\n").encode())
-                pcsv.write_csv(table, out, options)
+                write_csv_table(table, out)
     return table.column_names
+
+
+def write_csv_table(table: pa.Table, out) -> None:
+    """``table`` as CSV to ``out`` (a path or an arrow output stream): a header row, and
+    strings quoted only when some value of the table needs it (a comma, quote or line
+    break), so ids and numbers written as text read back as they look."""
+    options = pcsv.WriteOptions(include_header=False, quoting_style=_quoting(table))
+    header = (",".join(map(_field, table.column_names)) + "\n").encode()
+    if isinstance(out, (str, Path)):
+        with pa.OSFile(str(out), "wb") as f:
+            f.write(header)  # by hand: pyarrow < 19 quotes every column name
+            pcsv.write_csv(table, f, options)
+        return
+    out.write(header)
+    pcsv.write_csv(table, out, options)
 
 
 def _to_table(columns: dict) -> pa.Table:
