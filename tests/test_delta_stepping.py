@@ -10,6 +10,15 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import dijkstra
 
 import hpgraph as hp
+from hpgraph.algorithms.delta_bins import (
+    BLOCK,
+    chain_block,
+    grow,
+    has_block,
+    lowest,
+    new_bins,
+    take,
+)
 from hpgraph.algorithms.delta_stepping import default_delta, delta_stepping
 from hpgraph.algorithms.verify import verify_sssp
 from hpgraph.errors import InvalidArgumentError
@@ -120,3 +129,41 @@ def test_variant_and_delta_checked():
         hp.sssp(g, 0, delta=0)
     with pytest.raises(InvalidArgumentError, match="delta-stepping runs on the local runtime"):
         hp.sssp(g, 0, variant="delta-stepping", runtime="mpi")
+
+
+def _push(bins, b, v):
+    """One entry into bucket ``b``, as the relaxation loop writes it out."""
+    pool, link, fill, head, tail, count, meta = bins
+    if b >= head.shape[0] or (
+        (tail[b] < 0 or fill[tail[b]] == BLOCK) and not has_block(link, meta)
+    ):
+        meta[2] = b
+        pool, link, fill, head, tail, count = grow(pool, link, fill, head, tail, count, meta)
+    t = tail[b]
+    if t < 0 or fill[t] == BLOCK:
+        t = chain_block(link, fill, head, tail, meta, b, t)
+    pool[t * BLOCK + fill[t]] = v
+    fill[t] += 1
+    count[b] += 1
+    return pool, link, fill, head, tail, count, meta
+
+
+def test_bins_keep_every_entry_in_order_through_growth_and_reuse_blocks():
+    rng = np.random.default_rng(18)
+    print("seed 18")
+    bins = new_bins(np.int32, blocks=1, buckets=1)
+    want = {}
+    for v, b in zip(rng.integers(0, 2**31 - 1, 6000), rng.integers(0, 40, 6000), strict=True):
+        bins = _push(bins, int(b), int(v))
+        want.setdefault(int(b), []).append(int(v))
+    pool, link, fill, head, tail, count, meta = bins
+    used = meta[1]
+    out = np.empty(0, dtype=np.int32)
+    assert lowest(count, 0) == min(want)
+    for b in sorted(want):
+        out, s = take(pool, link, fill, head, tail, count, meta, b, out)
+        assert out[:s].tolist() == want[b]
+    assert lowest(count, 0) == -1
+    for v in range(3000):  # the freed blocks serve again
+        bins = _push(bins, 7, v)
+    assert bins[-1][1] == used

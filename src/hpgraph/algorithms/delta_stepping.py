@@ -19,8 +19,10 @@ The answer equals Bellman-Ford's bit for bit: both reach the unique fixpoint of
 ``dist[v] = min over in-edges (dist[u] + w)`` with the same rounded additions.
 
 Memory: 16 B per vertex (distances, and the distance each vertex's edges were last relaxed
-at, so that duplicate entries relax once) and the bins, 8 B per queued entry (an entry
-per improvement; a published bin's array is reused once its round is over).
+at, so that duplicate entries relax once) and each peer's bins
+(:mod:`~hpgraph.algorithms.delta_bins`: numpy blocks, 4 B per queued entry on graphs of
+fewer than 2^31 vertices, 8 B above, blocks reused once their bucket is consumed) and
+published array (a copy of its largest published bucket). Nothing per edge.
 """
 
 from __future__ import annotations
@@ -28,9 +30,20 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from numba import njit, types
+from numba import njit, typeof
 from numba.typed import List
 
+from hpgraph.algorithms.delta_bins import (
+    BLOCK,
+    chain_block,
+    detach,
+    grow,
+    has_block,
+    lowest,
+    new_bins,
+    release,
+    take,
+)
 from hpgraph.algorithms.sssp_tree import parents_chunk, zero_weight_parents
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.engine.atomics import atomic_min, compare_and_swap, fetch_add
@@ -48,108 +61,119 @@ _NO_BIN = np.iinfo(np.int64).max
 
 
 @njit(**NUMBA_FLAGS)
-def _push(bins, sizes, b, v):
-    while len(bins) <= b:
-        bins.append(np.empty(16, dtype=np.int64))
-        sizes.append(0)
-    arr = bins[b]
-    s = sizes[b]
-    if s == arr.shape[0]:
-        grown = np.empty(max(16, 2 * s), dtype=np.int64)
-        grown[:s] = arr
-        bins[b] = grown
-        arr = grown
-    arr[s] = v
-    sizes[b] = s + 1
-
-
-@njit(**NUMBA_FLAGS)
-def _relax(u, indptr, indices, weights, dist, bits, done, floor, delta, bins, sizes, scratch):
-    """Relax ``u``'s out-edges unless its distance fell below ``floor`` since it was
-    queued (it was relaxed from a lower bucket) or its edges were already relaxed at this
-    distance (``done[u]``: the bits of that distance); an improved vertex goes into this
-    peer's bin of its new distance."""
-    du = dist[u]
-    if du < floor:
-        return
-    db = bits[u]
-    if done[u] == db:  # a duplicate entry: already relaxed at this distance
-        return
-    done[u] = db
-    weighted = weights.shape[0] > 0
-    as_float = scratch.view(np.float64)
-    for k in range(indptr[u], indptr[u + 1]):
-        v = indices[k]
-        nd = du + (weights[k] if weighted else 1.0)
-        as_float[0] = nd
-        nb = scratch[0]
-        while True:
-            ob = bits[v]
-            if nb >= ob:
-                break
-            if compare_and_swap(bits, v, ob, nb) == ob:
-                _push(bins, sizes, np.int64(nd / delta), v)
-                break
-
-
-@njit(**NUMBA_FLAGS)
-def _relax_round(indptr, indices, weights, dist, bits, done, published, sizes_pub, counter,
-                 slot, delta, current, bins, sizes, scratch):  # fmt: skip
+def _relax_round(indptr, indices, weights, bits, done, published, sizes_pub, counter, slot,
+                 delta, current, pool, link, fill, head, tail, count, meta):  # fmt: skip
     """Relax the frontier, the concatenation of ``published[p][:sizes_pub[p]]`` over the
-    peers, in chunks taken from ``counter[slot]``; then, while this peer's own bin of the
-    bucket holds fewer than ``_FUSE`` entries, relax those too (bucket fusion, Zhang et
-    al., CGO 2020: a round per refill of the bucket would cost two barriers each). Returns
-    this peer's smallest non-empty bin (``_NO_BIN``: none)."""
-    floor = delta * current
+    peers, in chunks taken from ``counter[slot]``; then, while this peer's own bucket
+    ``current`` holds fewer than ``_FUSE`` entries, relax those too (bucket fusion, Zhang
+    et al., CGO 2020: a round per refill of the bucket would cost two barriers each).
+    Returns (this peer's lowest non-empty bucket, ``_NO_BIN`` if none; its bins' arrays,
+    grown or not).
+
+    A frontier entry is skipped when its distance fell below the bucket's floor since it
+    was queued (it was relaxed from a lower bucket) or when its edges were already relaxed
+    at this distance (``done[u]``: the bits of that distance; a duplicate entry). An
+    improved vertex goes into this peer's bucket of its new distance. One loop, the
+    relaxation and the push written out in it: compiled calls in the edge loop (their
+    array arguments' reference counts) cost as much as the relaxation itself."""
+    scratch = np.zeros(1, dtype=np.int64)
+    as_float = scratch.view(np.float64)
+    as_float[0] = delta * current
+    floor_bits = scratch[0]
+    weighted = weights.shape[0] > 0
     total = 0
     for p in range(sizes_pub.shape[0]):
         total += sizes_pub[p]
+    seg = pool[:0]  # the entries being read: a piece of a published array or a block
+    j = end = i = stop = 0
+    blk = -1
+    fusing = False
     while True:
-        start = fetch_add(counter, slot, _CHUNK)
-        if start >= total:
-            break
-        stop = min(start + _CHUNK, total)
-        p = 0
-        base = 0
-        while base + sizes_pub[p] <= start:  # the peer array holding entry `start`
-            base += sizes_pub[p]
-            p += 1
-        i = start
-        while i < stop:
-            while i - base >= sizes_pub[p]:
-                base += sizes_pub[p]
-                p += 1
-            seg = published[p]
-            end = min(stop, base + sizes_pub[p])
-            for j in range(i - base, end - base):
-                _relax(seg[j], indptr, indices, weights, dist, bits, done, floor, delta,
-                       bins, sizes, scratch)  # fmt: skip
-            i = end
-    while current < len(sizes) and 0 < sizes[current] < _FUSE:
-        mine = bins[current]
-        s = sizes[current]
-        bins[current] = np.empty(16, dtype=np.int64)
-        sizes[current] = 0
-        for j in range(s):
-            _relax(mine[j], indptr, indices, weights, dist, bits, done, floor, delta,
-                   bins, sizes, scratch)  # fmt: skip
-    for b in range(current, len(sizes)):
-        if sizes[b] > 0:
-            return b
-    return _NO_BIN
+        if j == end:  # the next piece: of the frontier's chunk, then of the own bucket
+            if not fusing:
+                if i == stop:
+                    i = fetch_add(counter, slot, _CHUNK)
+                    if i >= total:
+                        fusing = True
+                        continue
+                    stop = min(i + _CHUNK, total)
+                p = 0
+                base = 0
+                while base + sizes_pub[p] <= i:  # the peer array holding entry i
+                    base += sizes_pub[p]
+                    p += 1
+                seg = published[p][: sizes_pub[p]]
+                j = i - base
+                end = min(stop - base, sizes_pub[p])
+                i += end - j
+            else:
+                if blk >= 0:
+                    blk = release(link, meta, blk)
+                if blk < 0:
+                    if not (current < count.shape[0] and 0 < count[current] < _FUSE):
+                        break
+                    # pushes to `current` start a new chain; this one is read once
+                    blk = detach(head, tail, count, current)
+                seg = pool[blk * BLOCK : blk * BLOCK + fill[blk]]
+                j = 0
+                end = fill[blk]
+            continue
+        u = seg[j]
+        j += 1
+        db = bits[u]
+        if db < floor_bits or done[u] == db:
+            continue
+        done[u] = db  # one read of the distance: the bits marked are those relaxed
+        scratch[0] = db
+        du = as_float[0]
+        k = indptr[u]
+        last = indptr[u + 1]
+        while True:  # the edges; stopped at one whose push needs the bins grown
+            refused = False
+            while k < last:
+                v = indices[k]
+                nd = du + (weights[k] if weighted else 1.0)
+                as_float[0] = nd
+                nb = scratch[0]
+                ob = bits[v]
+                while nb < ob:
+                    b = np.int64(nd / delta)
+                    t = tail[b] if b < head.shape[0] else -2
+                    if t == -2 or ((t < 0 or fill[t] == BLOCK) and not has_block(link, meta)):
+                        meta[2] = b  # for grow
+                        refused = True
+                        break
+                    seen = compare_and_swap(bits, v, ob, nb)
+                    if seen == ob:  # push v into bucket b (written out: see the docstring)
+                        if t < 0 or fill[t] == BLOCK:
+                            t = chain_block(link, fill, head, tail, meta, b, t)
+                        pool[t * BLOCK + fill[t]] = v
+                        fill[t] += 1
+                        count[b] += 1
+                        break
+                    ob = seen
+                if refused:
+                    break
+                k += 1
+            if not refused:
+                break
+            pool, link, fill, head, tail, count = grow(pool, link, fill, head, tail, count, meta)
+    b = lowest(count, current)
+    return (_NO_BIN if b < 0 else b), pool, link, fill, head, tail, count
 
 
 class _Shared:
     """What the peers of one address space share: distances, the frontier (one published
-    array per peer: its bin of the bucket being processed) and the counters."""
+    array per peer: its bucket being processed) and the counters."""
 
-    def __init__(self, n, source):
+    def __init__(self, n, source, dtype):
         self.dist = np.full(n, np.inf)
         self.dist[source] = 0.0
         self.parent = np.full(n, n, dtype=np.int64)  # n: none known yet (sssp_tree)
         self.parent[source] = source
         self.done = np.full(n, -1, dtype=np.int64)  # no distance has these bits
         self.source = source
+        self.dtype = dtype
         self.lock = threading.Lock()
         self.published = None  # made by the first peer to arrive (below)
         self.sizes = None
@@ -161,47 +185,47 @@ class _Shared:
     def join(self, peers):
         with self.lock:
             if self.published is None:
-                self.published = List.empty_list(types.int64[::1])
-                self.published.append(np.array([self.source], dtype=np.int64))
+                self.published = List.empty_list(typeof(np.empty(0, dtype=self.dtype)))
+                self.published.append(np.array([self.source], dtype=self.dtype))
                 for _ in range(peers - 1):
-                    self.published.append(np.empty(0, dtype=np.int64))
+                    self.published.append(np.empty(0, dtype=self.dtype))
                 self.sizes = np.zeros(peers, dtype=np.int64)
                 self.sizes[0] = 1
 
 
 def _peer(peer, indptr, indices, weights, undirected, shared, delta):
     """Two barriers a round: after relaxing (the next bucket is then known), and after
-    every peer has published its bin of it. A round's counters are reset one round ahead,
-    when no peer can still be using them. Once no bin is left the distances are final and
-    the peers find the parents, chunks of vertices taken in turn."""
-    dist, bits = shared.dist, shared.dist.view(np.int64)
-    bins = List.empty_list(types.int64[::1])
-    sizes = List.empty_list(types.int64)
-    scratch = np.zeros(1, dtype=np.int64)
+    every peer has published its bucket of it (copied into its published array, which
+    no peer reads again before the next round's first barrier). A round's counters are
+    reset one round ahead, when no peer can still be using them. Once no bin is left the
+    distances are final and the peers find the parents, chunks of vertices taken in turn."""
+    bits = shared.dist.view(np.int64)
+    pool, link, fill, head, tail, count, meta = new_bins(shared.dtype)
     c, pid = shared.counter, peer.pid
     shared.join(peer.num_peers)
+    out = shared.published[pid]
     peer.sync()
     current = r = 0
     while True:
         par = r & 1
-        mine = _relax_round(indptr, indices, weights, dist, bits, shared.done, shared.published,
-                            shared.sizes, c, par, delta, current, bins, sizes, scratch)  # fmt: skip
+        mine, pool, link, fill, head, tail, count = _relax_round(
+            indptr, indices, weights, bits, shared.done, shared.published, shared.sizes, c,
+            par, delta, current, pool, link, fill, head, tail, count, meta,
+        )  # fmt: skip
         atomic_min(c, 2 + par, mine)
         peer.sync()
         nxt = int(c[2 + par])
         if nxt == _NO_BIN:
-            _parent_pass(indptr, indices, weights, dist, shared.parent, c, undirected)
+            _parent_pass(indptr, indices, weights, shared.dist, shared.parent, c, undirected)
             return
         if pid == 0:
             c[1 - par] = 0
             c[3 - par] = _NO_BIN
             shared.rounds += 1
-        if mine == nxt:  # publish the bin; its array comes back as the next spare
-            spare = shared.published[pid]
-            shared.published[pid] = bins[nxt]
-            shared.sizes[pid] = sizes[nxt]
-            bins[nxt] = spare
-            sizes[nxt] = 0
+        if mine == nxt:
+            out, s = take(pool, link, fill, head, tail, count, meta, nxt, out)
+            shared.published[pid] = out  # the same array unless it had to grow
+            shared.sizes[pid] = s
         else:
             shared.sizes[pid] = 0
         peer.sync()
@@ -258,7 +282,7 @@ def delta_stepping(graph, source, *, delta=None, threads=None, runtime=None):
     from hpgraph.engine.bsp import run_bsp
 
     delta = default_delta(graph) if delta is None else float(delta)
-    shared = _Shared(graph.n, source)
+    shared = _Shared(graph.n, source, graph.indices.dtype)
     w = graph.weights if graph.weights is not None else np.empty(0, dtype=np.float64)
     args = (graph.indptr, graph.indices, w, not graph.directed, shared, delta)
     job = run_bsp(_peer, peers=threads, args=args, runtime=runtime)

@@ -1,0 +1,161 @@
+"""One peer's buckets for delta-stepping (:mod:`~hpgraph.algorithms.delta_stepping`):
+numpy arrays that compiled code pushes to with plain loads and stores, in place of a numba
+typed list of arrays (a call into the list and reference counting per entry, which cost
+the relaxation loop more than half its time on Kronecker scale 20).
+
+A bucket is a chain of blocks of :data:`BLOCK` vertex ids taken from one pool: every block
+of a chain is full but its last, so entry ``i`` of a chain is found from the block list.
+Arrays (:func:`new_bins` makes them; :func:`grow` doubles the full ones):
+
+- ``pool``: the entries, block ``k`` at ``pool[k * BLOCK:(k + 1) * BLOCK]``, of the
+  graph's vertex-id type (4 B per entry on graphs of fewer than 2^31 vertices);
+- ``link``, ``fill``: per block, the next block of its chain (-1: none; for a free block
+  the next free one) and the entries in it;
+- ``head``, ``tail``, ``count``: per bucket index, its first and last block (-1: empty)
+  and its entries;
+- ``meta``: [the first free block (-1: none), blocks ever used, the bucket a push is
+  waiting to grow for].
+
+A push (written out in the relaxation loop: a compiled call per push, its array arguments'
+reference counts, cost more than the push) needs a bucket index the arrays have and, for
+a bucket whose last block is full, a block (:func:`has_block`, :func:`chain_block`);
+otherwise the caller grows the arrays (:func:`grow`, which returns the new ones) first.
+
+Memory: the pool, 4 or 8 B per entry queued at once (blocks of consumed buckets are
+reused), 16 B per block of 256 entries, 24 B per bucket index up to the largest queued.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from hpgraph.config import NUMBA_FLAGS
+
+__all__ = [
+    "BLOCK",
+    "new_bins",
+    "has_block",
+    "chain_block",
+    "grow",
+    "detach",
+    "release",
+    "take",
+    "lowest",
+]
+
+#: entries per block
+BLOCK = 256
+
+
+def new_bins(dtype, blocks=64, buckets=64):
+    """(pool, link, fill, head, tail, count, meta): empty buckets for vertex ids of
+    ``dtype``."""
+    return (
+        np.empty(blocks * BLOCK, dtype=dtype),
+        np.full(blocks, -1, dtype=np.int64),
+        np.zeros(blocks, dtype=np.int64),
+        np.full(buckets, -1, dtype=np.int64),
+        np.full(buckets, -1, dtype=np.int64),
+        np.zeros(buckets, dtype=np.int64),
+        np.array([-1, 0, 0], dtype=np.int64),
+    )
+
+
+@njit(**NUMBA_FLAGS)
+def has_block(link, meta):
+    """Whether a block can be taken without growing the arrays."""
+    return meta[0] >= 0 or meta[1] < link.shape[0]
+
+
+@njit(**NUMBA_FLAGS)
+def chain_block(link, fill, head, tail, meta, b, t):
+    """Take a block (:func:`has_block` said one is there) and chain it after bucket
+    ``b``'s last block ``t`` (-1: the bucket is empty); returns it."""
+    k = meta[0]
+    if k >= 0:
+        meta[0] = link[k]
+    else:
+        k = meta[1]
+        meta[1] = k + 1
+    link[k] = -1
+    fill[k] = 0
+    if t < 0:
+        head[b] = k
+    else:
+        link[t] = k
+    tail[b] = k
+    return k
+
+
+@njit(**NUMBA_FLAGS)
+def grow(pool, link, fill, head, tail, count, meta):
+    """The arrays, those too small for the refused push doubled (or widened to its
+    bucket), contents kept."""
+    b = meta[2]
+    if b >= head.shape[0]:
+        size = max(2 * head.shape[0], b + 1)
+        head = _widen(head, size, -1)
+        tail = _widen(tail, size, -1)
+        count = _widen(count, size, 0)
+    if meta[0] < 0 and meta[1] == link.shape[0]:
+        blocks = 2 * link.shape[0]
+        link = _widen(link, blocks, -1)
+        fill = _widen(fill, blocks, 0)
+        bigger = np.empty(blocks * BLOCK, dtype=pool.dtype)
+        bigger[: pool.shape[0]] = pool
+        pool = bigger
+    return pool, link, fill, head, tail, count
+
+
+@njit(**NUMBA_FLAGS)
+def _widen(a, size, value):
+    out = np.full(size, value, dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit(**NUMBA_FLAGS)
+def detach(head, tail, count, b):
+    """Empty bucket ``b``; returns the first block of its chain (-1: it was empty), which
+    stays readable until :func:`release`\\ d, block by block."""
+    first = head[b]
+    head[b] = tail[b] = -1
+    count[b] = 0
+    return first
+
+
+@njit(**NUMBA_FLAGS)
+def release(link, meta, k):
+    """Return detached block ``k`` to the free blocks; returns the next block of its
+    chain."""
+    nxt = link[k]
+    link[k] = meta[0]
+    meta[0] = k
+    return nxt
+
+
+@njit(**NUMBA_FLAGS)
+def take(pool, link, fill, head, tail, count, meta, b, out):
+    """(``out``, or a larger array if it is too small; the entries): bucket ``b``'s
+    entries copied to the front of it, the bucket emptied and its blocks freed."""
+    s = count[b]
+    if out.shape[0] < s:
+        out = np.empty(max(s, 2 * out.shape[0]), dtype=out.dtype)
+    k = detach(head, tail, count, b)
+    i = 0
+    while k >= 0:
+        f = fill[k]
+        out[i : i + f] = pool[k * BLOCK : k * BLOCK + f]
+        i += f
+        k = release(link, meta, k)
+    return out, s
+
+
+@njit(**NUMBA_FLAGS)
+def lowest(count, b):
+    """The lowest non-empty bucket from ``b`` on, -1 if none."""
+    for i in range(b, count.shape[0]):
+        if count[i] > 0:
+            return i
+    return -1
