@@ -1,6 +1,7 @@
 """Parallel ingest (hpgraph.io.shares, hpgraph.runtimes.mpi.ingest): line-aligned shares
 of a file, and under ``mpiexec -n 1, 2, 3`` (tests/mpi/check_ingest.py) every rank's
-graph equal to the one-process reader's, or the same error on every rank."""
+graph equal to the one-process reader's, or the same error on every rank; the sample
+sort that numbers wide integer ids (tests/mpi/check_samplesort.py)."""
 
 from __future__ import annotations
 
@@ -91,6 +92,19 @@ def _files(folder):
     add("skewed.el", "".join(f"{'a' if i < half else 'z'}{a} hub\n" for i, a in enumerate(s)))
     add("few_names.el", "".join(f"s{i} t{i % 3}\n" for i in range(20)) + "# c\n" * 3000)
     add("one_name.el", "x x\n")  # fewer names than ranks
+    # wide integer ids (the sample sort): the int64 limits and negative ids, the same ids
+    # in every share, ids in one share only, fewer ids than ranks, shares whose ranges
+    # do not overlap
+    top, low = 2**63 - 1, -(2**63)
+    edge = [low, low + 1, -1, 0, 1, top - 1, top]
+    wide = [int(x) for x in rng.integers(low, top, 200, dtype=np.int64)] + edge
+    add("wide_limits.el", "".join(f"{wide[a % 207]} {wide[b % 207]}\n" for a, b in zip(
+        s, d, strict=True)))  # fmt: skip
+    add("wide_dups.el", rows(lambda i, a, b: f"{edge[a % 7]} {edge[b % 3]}\n"))
+    add("wide_one_share.el", "".join(f"{wide[i]} {top}\n" for i in range(20)) + "# c\n" * 3000)
+    add("wide_two.el", f"{top} {low}\n")
+    add("wide_sorted.el", "".join(f"{(i - half) * 10**15 + a} {(i - half) * 10**15 - b}\n"
+                                  for i, (a, b) in enumerate(zip(s, d, strict=True))))  # fmt: skip
     add("tiny.el", "1 2\n")  # shares without data lines
     add("empty.el", "# nothing\n\n", allow_empty=True)
     # errors: each rank must raise the one-process reader's message and line
@@ -110,6 +124,7 @@ def _files(folder):
 
     table("ints.parquet", src=s, dst=d, weight=w)
     table("few_groups.parquet", groups=2000, src=s * 7, dst=d)  # fewer groups than ranks
+    table("wide_few_groups.parquet", groups=2000, src=s * 10**15 - 2**62, dst=-d)
     table("names.parquet", source=[f"u{a}" for a in s], target=pa.array(
         [f"v{b}" for b in d]).dictionary_encode())  # fmt: skip
     table("int_and_str.parquet", src=s, dst=[f"{b:04d}" for b in d])
@@ -148,6 +163,14 @@ def test_parallel_read_equals_the_one_process_read(tmp_path, ranks):
     assert any("two_commas.csv:1001:" in e for e in errors), errors
     assert any("null_id.parquet: column 'src' is null in row 2501" in e for e in errors)
     assert any("nan_weight.parquet: weight column 'weight' is NaN in row 2000" in e for e in errors)
+
+
+@pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
+@pytest.mark.parametrize("ranks", [1, 2, 3])
+def test_sample_sort_numbers_wide_ids_as_the_sorted_union(ranks):
+    out = run_mpi(ranks, "check_samplesort.py", env={"HPGRAPH_TEST_SEED": str(SEED)})
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"SAMPLESORT OK on {ranks} ranks" in out.stdout
 
 
 @pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)

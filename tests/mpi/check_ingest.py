@@ -19,7 +19,7 @@ from mpi4py import MPI
 
 from hpgraph.errors import GraphFormatError
 from hpgraph.io import read_edgelist, read_parquet, scan
-from hpgraph.runtimes.mpi import assemble, dictionary
+from hpgraph.runtimes.mpi import assemble, samplesort
 from hpgraph.runtimes.mpi.ingest import read_edgelist_mpi, read_parquet_mpi
 
 comm = MPI.COMM_WORLD
@@ -68,7 +68,7 @@ def same_part(part, g):
 
 for tiny in (None, (997, 101, 1)):
     if tiny is not None:  # bytes a chunk, edges a round, splitter samples per rank
-        scan.READ_CHUNK, assemble.SHUFFLE_ROUND, dictionary.SAMPLES = tiny
+        scan.READ_CHUNK, assemble.SHUFFLE_ROUND, samplesort.SAMPLES = tiny
     for case in cases:
         path = folder / case["file"]
         kw = case.get("kw", {})

@@ -1,11 +1,14 @@
 """The graph that the ranks of a parallel read assemble from their shares' edges: the
 one-process readers' id numbering, computed together (string ids through the
-distributed dictionary, :mod:`hpgraph.runtimes.mpi.dictionary`), and the CSR, each rank
-building the rows of its own range (see :mod:`hpgraph.runtimes.mpi.ingest`)."""
+distributed dictionary, :mod:`hpgraph.runtimes.mpi.dictionary`, wide integer ids through
+the same sample sort, :mod:`hpgraph.runtimes.mpi.samplesort`; each rank keeps a slice of
+the sorted ids), and the CSR, each rank building the rows of its own range (see
+:mod:`hpgraph.runtimes.mpi.ingest`)."""
 
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 from numba import njit
 
 from hpgraph.config import NUMBA_FLAGS
@@ -14,13 +17,17 @@ from hpgraph.graph.csr import index_dtype
 from hpgraph.graph.partition import range_cuts
 from hpgraph.io.chunk_ids import Combine, chunk_ids
 from hpgraph.runtimes.mpi.buffers import RowTypes, allgatherv, alltoallv
-from hpgraph.runtimes.mpi.dictionary import string_ids
+from hpgraph.runtimes.mpi.dictionary import gather_names, string_ids
+from hpgraph.runtimes.mpi.samplesort import number
 
-__all__ = ["renumber", "build_rows"]
+__all__ = ["renumber", "gather_ids", "build_rows"]
 
 
 class _Ranks(Combine):
-    """What the ranks of a parallel read combine to number their integer ids together."""
+    """What the ranks of a parallel read combine to number their integer ids together:
+    counts and spans reduced, narrow spans' presence bitmaps reduced, wide ids numbered
+    by a sample sort (:func:`~hpgraph.runtimes.mpi.samplesort.number`); each rank keeps
+    a slice of the sorted ids."""
 
     def __init__(self, comm, MPI):
         self.comm, self.MPI = comm, MPI
@@ -37,22 +44,43 @@ class _Ranks(Combine):
     def present(self, bitmap):
         self.comm.Allreduce(self.MPI.IN_PLACE, bitmap, op=self.MPI.MAX)
 
-    def union(self, distinct):
-        return np.unique(np.concatenate(self.comm.allgather(distinct)))
+    def keep(self, ids):
+        r, size, n = self.comm.Get_rank(), self.comm.Get_size(), ids.shape[0]
+        return ids[n * r // size : n * (r + 1) // size].copy()
+
+    def number(self, distinct):
+        return number(self.comm, self.MPI, distinct)
 
 
 def renumber(comm, MPI, columns, ints):
     """(src, dst, ids, n): this rank's edges ``columns`` (``[src chunks, dst chunks]``,
     lists of arrow arrays or of integer numpy arrays, emptied: each chunk is freed once
-    converted) in the global numbering (the one-process reader's: ids sorted). String
-    ids: ``ids`` is this rank's slice of the dictionary (an arrow array, its names in
-    number order), whose slices in rank order are every vertex's names
-    (:func:`~hpgraph.runtimes.mpi.dictionary.gather_names`)."""
+    converted) in the global numbering (the one-process reader's: ids sorted). ``ids``
+    is this rank's slice of every vertex's sorted ids (string ids: of the dictionary, an
+    arrow array; integer ids: int64; None for ids 0..n-1): the slices in rank order are
+    every vertex's ids (:func:`gather_ids`)."""
     src, dst = columns
     columns.clear()
     if ints:
         return chunk_ids(src, dst, ints, _Ranks(comm, MPI))
     return string_ids(comm, MPI, src, dst)
+
+
+def gather_ids(comm, MPI, ids):
+    """Every vertex's ids, from every rank's slice ``ids`` of them (:func:`renumber`'s):
+    the names as an object array for string ids (:func:`~hpgraph.runtimes.mpi.
+    dictionary.gather_names`), else int64 (``Allgatherv``); None for ids 0..n-1.
+    Collective."""
+    if ids is None:
+        return None
+    if isinstance(ids, pa.Array):
+        return gather_names(comm, MPI, ids)
+    counts = np.array(comm.allgather(ids.shape[0]), dtype=np.int64)
+    types = RowTypes(MPI)
+    try:
+        return allgatherv(comm, types, [ids], counts)[0]
+    finally:
+        types.free()
 
 
 #: Edges a rank sends per round of the shuffle: bounds the send and receive buffers

@@ -4,22 +4,12 @@ builds its dictionary in parallel the same way).
 
 A string's number is its rank in code-point order among every rank's strings, the
 one-process reader's (:func:`hpgraph.io._ids.sorted_unique_strings`), so the graph is
-the same bit for bit. It is found by a sample sort:
-
-1. **Splitters.** Each rank sorts its distinct strings and offers up to
-   :data:`SAMPLES` x P of them, evenly spaced (fewer where P x that would pass
-   :data:`SAMPLES_CAP`); the ranks gather the samples (an ``allgather`` of a few
-   strings) and cut them into P ranges: rank r *owns* the strings from splitter r - 1
-   up to splitter r.
-2. **To the owners.** A rank's strings in one owner's range are a run of its sorted
-   distinct strings; each run goes to its owner (an ``Alltoallv`` of their lengths and
-   one of their bytes).
-3. **Numbering.** Each owner merges what it got into its sorted distinct strings, its
-   *slice* of the dictionary; an ``Exscan`` of the slices' sizes gives its first number.
-4. **Answers.** Each owner sends every rank the numbers of the strings it got from it,
-   in the order it got them (an ``Alltoallv`` back): the strings sent were the
-   requests, so every rank learns the numbers of its own distinct strings, in their
-   sorted order, and numbers its endpoints by looking them up.
+the same bit for bit. It is found by the sample sort of
+:mod:`hpgraph.runtimes.mpi.samplesort` (splitters from every rank's samples, each rank's
+sorted distinct strings sent in runs to the owners of their ranges, each owner's merged
+strings its *slice* of the dictionary, numbers sent back), the strings travelling as
+their lengths and bytes (an ``Alltoallv`` of each); every rank then numbers its
+endpoints by looking them up among its own distinct strings.
 
 Bytes per rank (a string of L bytes takes 8 + L in arrow; d distinct strings in the
 rank's share, n in all): its distinct strings, d (8 + L); what it receives, the
@@ -43,14 +33,9 @@ import pyarrow.compute as pc
 from hpgraph.graph.csr import index_dtype
 from hpgraph.io._ids import _chunks, sorted_unique_strings
 from hpgraph.runtimes.mpi.buffers import RowTypes, allgatherv, alltoallv
+from hpgraph.runtimes.mpi.samplesort import Keys, number
 
-__all__ = ["SAMPLES", "SAMPLES_CAP", "string_ids", "gather_names", "pack_strings", "unpack_strings"]
-
-#: Samples a rank offers per rank for the splitters (more: ranges closer in size).
-SAMPLES = 16
-
-#: Samples of all ranks together at most (but at least :data:`SAMPLES` per rank).
-SAMPLES_CAP = 1 << 18
+__all__ = ["string_ids", "gather_names", "pack_strings", "unpack_strings"]
 
 #: Bytes of strings per row of an exchange (counts are rows).
 ROW = 8
@@ -65,30 +50,51 @@ def string_ids(comm, MPI, src, dst):
     src, dst = _large(src), _large(dst)
     edges = sum(len(c) for c in src)
     local = sorted_unique_strings(src + dst) if edges else _empty()
-    cuts = _cuts(local, _splitters(comm, local, comm.Get_size()))
-    lengths, packed, rows = pack_strings(local, cuts)
-    sent = np.stack([np.diff(cuts), rows], axis=1)  # strings, rows of bytes per owner
-    got_counts = np.empty_like(sent)
-    comm.Alltoall(sent, got_counts)
-    types = RowTypes(MPI)
-    try:
-        got_lengths = alltoallv(comm, types, [lengths], sent[:, 0].copy())[0][0]
-        got_bytes = alltoallv(comm, types, [packed], sent[:, 1].copy())[0][0]
-        del lengths, packed
-        got = unpack_strings(got_lengths, got_bytes, got_counts[:, 0], got_counts[:, 1])
-        del got_lengths, got_bytes
-        mine = sorted_unique_strings([got]) if len(got) else _empty()
-        first = comm.exscan(len(mine)) or 0  # None on rank 0
-        n = comm.allreduce(len(mine))
-        answers = _positions(got, mine, np.int64) + first
-        del got
-        numbers = alltoallv(comm, types, [answers], got_counts[:, 0].copy())[0][0]
-    finally:
-        types.free()
-    del answers
+    numbers, mine, n = number(comm, MPI, local, _STRINGS)
     numbers = numbers.astype(index_dtype(n))
     s, d = _numbered(src, local, numbers, edges), _numbered(dst, local, numbers, edges)
     return s, d, mine, n
+
+
+class _Strings(Keys):
+    """Arrow large_string keys for :func:`~hpgraph.runtimes.mpi.samplesort.number`:
+    sent as their lengths and their bytes in rows of :data:`ROW` (an ``Alltoallv`` of
+    each), merged and looked up by arrow."""
+
+    def samples(self, local, at):
+        return local.take(pa.array(at)).to_pylist()  # str: code-point order
+
+    def below(self, local, splitters):
+        out = np.empty(len(splitters), dtype=np.int64)
+        lo = 0
+        for r, key in enumerate(splitters):
+            hi = len(local)  # the splitters ascend
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if local[mid].as_py() < key:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            out[r] = lo
+        return out
+
+    def send(self, comm, types, local, cuts, got):
+        lengths, packed, rows = pack_strings(local, cuts)
+        got_rows = np.empty_like(rows)
+        comm.Alltoall(rows, got_rows)
+        got_lengths = alltoallv(comm, types, [lengths], np.diff(cuts))[0][0]
+        got_bytes = alltoallv(comm, types, [packed], rows)[0][0]
+        del lengths, packed
+        return unpack_strings(got_lengths, got_bytes, got, got_rows)
+
+    def merge(self, got):
+        return sorted_unique_strings([got]) if len(got) else _empty()
+
+    def positions(self, got, mine):
+        return _positions(got, mine, np.int64)
+
+
+_STRINGS = _Strings()
 
 
 def gather_names(comm, MPI, mine) -> np.ndarray:
@@ -130,36 +136,6 @@ def _numbered(chunks, local, numbers, total) -> np.ndarray:
         out[at : at + len(c)] = numbers[_positions(c, local, np.int32)]
         at += len(c)
     return out
-
-
-def _splitters(comm, local, size) -> list[str]:
-    """The P - 1 strings that cut the dictionary into the ranks' ranges, from every
-    rank's evenly spaced samples of its sorted distinct strings ``local``."""
-    picks = min(len(local), max(SAMPLES, min(SAMPLES * size, SAMPLES_CAP // size)))
-    at = np.arange(picks, dtype=np.int64) * len(local) // max(picks, 1)
-    mine = local.take(pa.array(at)).to_pylist()
-    every = sorted(s for part in comm.allgather(mine) for s in part)  # code-point order
-    if not every:
-        return []
-    return [every[r * len(every) // size] for r in range(1, size)]
-
-
-def _cuts(local, splitters) -> np.ndarray:
-    """Where each rank's range starts in the sorted strings ``local`` (and their end):
-    rank r gets ``local[cuts[r]:cuts[r + 1]]``, the strings below splitter r and not
-    below splitter r - 1."""
-    cuts = np.zeros(len(splitters) + 2, dtype=np.int64)
-    for r, key in enumerate(splitters):
-        lo, hi = int(cuts[r]), len(local)  # the splitters ascend
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if local[mid].as_py() < key:
-                lo = mid + 1
-            else:
-                hi = mid
-        cuts[r + 1] = lo
-    cuts[-1] = len(local)
-    return cuts
 
 
 def pack_strings(strings, cuts):

@@ -14,12 +14,11 @@
    if every share's ids are integers (else every rank converts its ids as strings).
 3. **Ids.** The internal numbering is the one-process reader's (ids sorted): integer ids
    over a narrow span through a presence bitmap reduced with ``Allreduce(MAX)``, wider
-   ones through the sorted union of every rank's distinct ids (an ``allgather``), and
-   strings through a dictionary spread over the ranks by a sample sort
-   (:mod:`hpgraph.runtimes.mpi.dictionary`): no rank holds every rank's strings. Once
-   the rows are built, a rank holding the whole graph gathers every vertex's name; a
-   rank holding its own rows takes its own vertices' ids only
-   (:class:`~hpgraph.graph.part.OwnIds`).
+   ones and strings spread over the ranks by a sample sort
+   (:mod:`hpgraph.runtimes.mpi.samplesort`, :mod:`hpgraph.runtimes.mpi.dictionary`):
+   no rank holds every rank's ids. Once the rows are built, a rank holding the whole
+   graph gathers every vertex's id; a rank holding its own rows takes its own
+   vertices' ids only (:class:`~hpgraph.graph.part.OwnIds`).
 4. **Rows.** The global row counts (an ``Allreduce`` of each rank's) give the CSR's
    ``indptr`` and the MPI runtime's partition of the rows (ranges balanced on vertices
    and edges); each edge goes to the owner of its row (and, undirected, reversed to the
@@ -69,10 +68,9 @@ from hpgraph.io.parquet import (
 )
 from hpgraph.io.scan import ShareScan, chunk_bytes, scan_share
 from hpgraph.io.shares import share_range
-from hpgraph.runtimes.mpi.assemble import build_rows, renumber
+from hpgraph.runtimes.mpi.assemble import build_rows, gather_ids, renumber
 from hpgraph.runtimes.mpi.budget import whole_graph_fits
 from hpgraph.runtimes.mpi.comm import load_mpi
-from hpgraph.runtimes.mpi.dictionary import gather_names
 from hpgraph.runtimes.mpi.names import fetch
 from hpgraph.runtimes.mpi.parts import part_of_rows
 
@@ -124,10 +122,10 @@ def _whole(comm, partitioned, graph):
 def _rows_graph(comm, MPI, edges, n, directed, ids, name, partitioned):
     """The graph (or this rank's part) from every rank's renumbered edges ``[src, dst,
     weights or None]`` (emptied: their memory is freed as soon as they are shuffled);
-    ``ids`` as :func:`~hpgraph.runtimes.mpi.assemble.renumber` gives them (string ids:
-    this rank's slice of the dictionary, handed out after the rows, so they never add
-    to the shuffle's peak: every vertex's name to a whole graph, the own vertices' names
-    to a part)."""
+    ``ids`` as :func:`~hpgraph.runtimes.mpi.assemble.renumber` gives them (this rank's
+    slice of the sorted ids, handed out after the rows, so they never add to the
+    shuffle's peak: every vertex's id to a whole graph, the own vertices' ids to a
+    part)."""
     if not partitioned:
 
         def fits(stored, weighted):
@@ -135,7 +133,7 @@ def _rows_graph(comm, MPI, edges, n, directed, ids, name, partitioned):
             whole_graph_fits(comm, MPI, n, stored, size, weighted, name)
 
         indptr, indices, w = build_rows(comm, MPI, edges, n, directed, before_gather=fits)
-        ids = _names(comm, MPI, ids)
+        ids = gather_ids(comm, MPI, ids)
         return Graph(indptr, indices, w, directed=directed, ids=ids, name=name)
     cuts, indptr, indices, w = build_rows(comm, MPI, edges, n, directed, gather=False)
     own = _own_ids(comm, MPI, ids, cuts)
@@ -144,22 +142,14 @@ def _rows_graph(comm, MPI, edges, n, directed, ids, name, partitioned):
     )
 
 
-def _names(comm, MPI, ids):
-    """The ``ids`` of the whole graph: every vertex's name where ``ids`` is this rank's
-    slice of a string dictionary, else ``ids``."""
-    return gather_names(comm, MPI, ids) if isinstance(ids, pa.Array) else ids
-
-
 def _own_ids(comm, MPI, ids, cuts):
     """The ids of this rank's own vertices ``[cuts[rank], cuts[rank + 1])`` (an
-    :class:`~hpgraph.graph.part.OwnIds`; None for ids 0..n-1): string ids taken from
-    the dictionary's slices (``ids``: this rank's; the ranks' row ranges are not the
-    slices' ranges), integer ids cut from the whole list (every rank numbered with it)."""
+    :class:`~hpgraph.graph.part.OwnIds`; None for ids 0..n-1), taken from the ranks'
+    slices of the sorted ids (``ids``: this rank's; the ranks' row ranges are not the
+    slices' ranges)."""
     lo, hi = int(cuts[comm.Get_rank()]), int(cuts[comm.Get_rank() + 1])
     if ids is None:
         return None
-    if not isinstance(ids, pa.Array):
-        return OwnIds(ids[lo:hi].astype(np.int64), lo)
     held = np.zeros(comm.Get_size() + 1, dtype=np.int64)
     np.cumsum(comm.allgather(len(ids)), out=held[1:])
     return OwnIds(fetch(comm, MPI, ids, held, np.arange(lo, hi, dtype=np.int64)), lo)
