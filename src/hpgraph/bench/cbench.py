@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import importlib.util
 import os
 import subprocess
 import sys
@@ -213,13 +212,22 @@ def _ratio(a, b):
     return a / b if b > 0 else float("inf")
 
 
-def _plot(kind, results, path):
+def _pyplot():
+    """matplotlib's pyplot on the Agg backend, or None where matplotlib is missing (the
+    sweep then writes its CSV only)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
+        return None
+    return plt
+
+
+def _plot(kind, results, path):
+    plt = _pyplot()
+    if plt is None:
         return None
     x_of = _x_of(kind)
     ups = speedups(kind, results)
@@ -354,8 +362,7 @@ def main(argv=None):
                      seed=a.seed, out_prefix=a.out, zookeeper=a.zookeeper)  # fmt: skip
         _print(rows)
         _print_speedups(a.sweep, rows)
-        plotted = importlib.util.find_spec("matplotlib") is not None  # as _plot draws
-        png = f", {a.out}-{a.sweep}.png" if plotted else ""
+        png = f", {a.out}-{a.sweep}.png" if _pyplot() is not None else ""
         print(f"wrote {a.out}-{a.sweep}.csv{png}")
         return 0
     if a.csv_row:  # inside mpiexec: every rank runs, rank 0 reports one machine line
