@@ -212,10 +212,9 @@ class DistributedStore:
         """An error in the middle of a collective step would leave the other ranks
         waiting for ever: print it and end the whole job."""
         if self._collective:
-            import sys
+            from hpgraph.runtimes.mpi.watchdog import abort_job
 
-            print(f"hpgraph: error: rank {self.rank}: {problem_text(exc)}", file=sys.stderr)
-            self.comm.Abort(1)
+            abort_job(self.comm, f"hpgraph: error: rank {self.rank}: {problem_text(exc)}", 1)
 
 
 class _Gathered(Triples):

@@ -16,7 +16,6 @@ end of the phase, so every rank stops with an error instead of waiting forever.
 from __future__ import annotations
 
 import os
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -33,7 +32,7 @@ from hpgraph.runtimes.mpi.comm import AGGREGATIONS, Topology, load_mpi
 from hpgraph.runtimes.mpi.delivery import VertexDelivery
 from hpgraph.runtimes.mpi.parts import part_partition
 from hpgraph.runtimes.mpi.peers import MPIExchange
-from hpgraph.runtimes.mpi.watchdog import guard, start_watchdog
+from hpgraph.runtimes.mpi.watchdog import abort_job, guard, start_watchdog
 
 __all__ = ["MPIRuntime"]
 
@@ -111,12 +110,9 @@ class MPIRuntime(Runtime):
         except Exception as exc:
             # The other ranks wait in a collective this rank will never join: end the
             # job, with the reason, rather than let it hang (mpi4py's advice).
-            print(
-                f"hpgraph: peer {self.rank} failed: {type(exc).__name__}: {exc}",
-                file=sys.stderr,
-                flush=True,
+            abort_job(
+                self.comm, f"hpgraph: peer {self.rank} failed: {type(exc).__name__}: {exc}", 1
             )
-            self.comm.Abort(1)
             raise
         close_peers([peer])
         with guard("the end of the BSP job"):

@@ -33,12 +33,23 @@ import tempfile
 import threading
 import time
 
-__all__ = ["Watchdog", "guard", "start_watchdog", "DEFAULT_TIMEOUT"]
+__all__ = ["Watchdog", "abort_job", "guard", "start_watchdog", "DEFAULT_TIMEOUT"]
 
 #: seconds one wait for the other ranks may last before the job is ended
 DEFAULT_TIMEOUT = 600.0
 _BEAT = struct.Struct("<qd")  # waits entered, wall time
+_FORWARD_S = 1.0  # seconds between the watchdog's line and the abort
 _current = None  # this process's watchdog, if any
+
+
+def abort_job(comm, line: str, code: int):
+    """Print ``line`` on stderr and end the whole job with ``MPI_Abort(code)``. The
+    launcher forwards a rank's stderr from a pipe, and an abort at once can tear the job
+    down before it has (seen under load: the job ended with no reason printed), so the
+    rank waits a moment between the two."""
+    print(line, file=sys.stderr, flush=True)
+    time.sleep(_FORWARD_S)
+    comm.Abort(code)
 
 
 @contextlib.contextmanager
@@ -115,9 +126,9 @@ class Watchdog:
         while not self._stop.wait(min(1.0, self.timeout / 4)):
             since = self._since
             if since is not None and time.monotonic() - since > self.timeout:
-                print(f"hpgraph: {self.report()}; ending the job", file=sys.stderr, flush=True)
+                line = f"hpgraph: {self.report()}; ending the job"
                 shutil.rmtree(self.folder, ignore_errors=True)  # no rank's exit handler runs
-                self.comm.Abort(3)
+                abort_job(self.comm, line, 3)
 
     def report(self) -> str:
         """Who this rank waits for, from the heartbeats: one line."""
