@@ -4,7 +4,8 @@ threads each: uneven parts, one rank without vertices on the 2-vertex graph) the
 that run on parts equal the whole graph's results, and parts read in parallel hold the
 whole graph's rows; a part with string or wide integer ids holds only its own vertices'
 ids and ``hpgraph run`` writes the one-process output; without MPI, the windows, the
-own ids and the errors; BMLPA's colouring on parts equals the whole graph's."""
+own ids and the errors; BMLPA's colouring and propagation on parts equal the whole
+graph's."""
 
 from __future__ import annotations
 
@@ -39,6 +40,16 @@ def test_bmlpa_colouring_on_parts_equals_the_whole_graphs(ranks):
         assert f"OK {case} rounds=" in out.stdout
     if ranks == 1:  # one rank colours everything in its first round
         assert out.stdout.count("rounds=1\n") == 6
+
+
+@pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
+@pytest.mark.parametrize("ranks", [1, 2, 3])
+def test_bmlpa_propagation_on_parts_equals_the_whole_graphs(ranks):
+    out = run_mpi(ranks, "check_bmlpa_propagate_parts.py", timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    cases = ("mention/rough-cores", "mention/hashtags", "kron", "multigraph-loops-isolated")
+    for case in (*cases, "path", "star", "tiny"):
+        assert f"OK {case} sweeps=" in out.stdout
 
 
 @pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)

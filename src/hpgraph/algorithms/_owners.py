@@ -1,12 +1,14 @@
 """Asking owners and hearing back, in peer-level programs on a partitioned graph (one
-peer per MPI rank, each holding its own vertices' rows): the two steps every such
-program repeats (LCC's ghost rows, BMLPA's colouring on parts)."""
+peer per MPI rank, each holding its own vertices' rows): the steps every such program
+repeats (LCC's ghost rows, BMLPA's colouring and propagation on parts)."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
-__all__ = ["to_owners", "joined"]
+__all__ = ["to_owners", "joined", "Ghosts", "ghost_slots"]
 
 
 def to_owners(peer, items, at):
@@ -23,3 +25,37 @@ def joined(peer, empty, field=0, fields=1):
     (``empty``: the dtype, and the result when there are no other peers)."""
     got = [p for _, p in peer.messages()][field::fields]
     return np.concatenate([empty, *got])
+
+
+class Ghosts(NamedTuple):
+    """A part's rows with neighbours as *slots*: own vertex ``lo + i`` is slot i, the
+    remote neighbours (*ghosts*, ascending ids) slots ``own``, ``own + 1``, ...
+
+    ``indptr`` (from 0) and ``slots`` (int64, 8 B per own entry) are the own rows;
+    ``ids`` the ghosts' global ids; ``at`` each owner's block of them (rank q's ghosts are
+    ``ids[at[q]:at[q + 1]]``, slots ``own + at[q]`` on); ``asked[q]``: the own slots rank q
+    holds as ghosts, in q's order (ascending)."""
+
+    own: int
+    indptr: np.ndarray
+    slots: np.ndarray
+    ids: np.ndarray
+    at: np.ndarray
+    asked: dict
+
+
+def ghost_slots(peer, part) -> Ghosts:
+    """:class:`Ghosts` of ``part`` (one exchange: each rank tells the owners which of
+    their vertices it neighbours)."""
+    lo, hi = part.lo, part.hi
+    ix = part.own_indices
+    remote = (ix < lo) | (ix >= hi)
+    ids, inverse = np.unique(ix[remote], return_inverse=True)  # a sort, not probes
+    at = np.searchsorted(ids, part.rank_offsets)
+    to_owners(peer, ids, at)
+    peer.sync()
+    asked = {q: wanted - lo for q, wanted in peer.messages()}
+    slots = ix.astype(np.int64) - lo
+    slots[remote] = (hi - lo) + inverse
+    ip = part.own_indptr - part.own_indptr[0]
+    return Ghosts(hi - lo, ip, slots, ids, at, asked)

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hpgraph.algorithms._owners import joined, to_owners
+from hpgraph.algorithms._owners import ghost_slots, joined
 from hpgraph.config import NUMBA_FLAGS
 
 __all__ = ["greedy_colouring", "colour_part"]
@@ -165,28 +165,17 @@ def _released(gptr, gix, got, wait, stack):
     return top
 
 
-def _colour_program(peer, sp):
+def _colour_program(peer, sp, gh=None):
     """One rank's rounds (module docstring). ``sp``: this rank's part of the simple view
-    (undirected, own rows). Returns (own colours int32, rounds)."""
-    lo, hi = sp.lo, sp.hi
-    own = hi - lo
-    ip = sp.own_indptr - sp.own_indptr[0]
-    ix = sp.own_indices
+    (undirected, own rows); ``gh``: its :class:`~hpgraph.algorithms._owners.Ghosts`, if
+    the caller has them. Returns (own colours int32, rounds)."""
+    own, ip, slots, ghosts, at, asked = ghost_slots(peer, sp) if gh is None else gh
     degree = np.diff(ip)
-    remote = (ix < lo) | (ix >= hi)
-    ghosts, inverse = np.unique(ix[remote], return_inverse=True)  # a sort, not probes
-    at = np.searchsorted(ghosts, sp.rank_offsets)  # each owner's block of ghosts
-    to_owners(peer, ghosts, at)
-    peer.sync()  # the owners answer with the degrees, and learn who needs which colours
-    asked = {q: wanted - lo for q, wanted in peer.messages()}  # own slots, in q's order
-    for q, wanted in asked.items():
+    for q, wanted in asked.items():  # the owners answer with the degrees
         peer.send(q, degree[wanted])
     peer.sync()
     degree = np.concatenate([degree, joined(peer, degree[:0])])  # by slot
-    ids = np.concatenate([np.arange(lo, hi, dtype=np.int64), ghosts.astype(np.int64)])
-    slots = ix.astype(np.int64) - lo
-    slots[remote] = own + inverse
-    del remote, inverse
+    ids = np.concatenate([np.arange(sp.lo, sp.hi, dtype=np.int64), ghosts.astype(np.int64)])
     wait, gptr, gix = _waits(ip, slots, degree, ids, own, ghosts.shape[0])
     stack = np.flatnonzero(wait == 0)  # room for every own vertex
     stack = np.concatenate([stack, np.empty(own - stack.shape[0], dtype=stack.dtype)])
