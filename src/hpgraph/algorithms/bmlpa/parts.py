@@ -48,6 +48,7 @@ from hpgraph.algorithms.bmlpa.schedule import (
 )
 from hpgraph.algorithms.bmlpa.state import _compact_state, _gather_rows, _patch, _slot_need
 from hpgraph.config import NUMBA_FLAGS
+from hpgraph.graph.views import _bfs_renumbered
 
 __all__ = ["propagate_part"]
 
@@ -77,7 +78,7 @@ def _with_ghost_rows(ip, slots, own, ghosts):
     return ptr, ix
 
 
-def _subscribers(asked, own):
+def _subscribers(asked, slots):
     """Per own slot, the (rank, position in that rank's list) of the ranks holding it as
     a ghost: CSR ``(ptr, rank, position)``."""
     pairs = [(wanted, q) for q, wanted in asked.items()]
@@ -85,8 +86,8 @@ def _subscribers(asked, own):
     rank = np.concatenate([np.zeros(0, np.int64), *(np.full(w.shape[0], q) for w, q in pairs)])
     pos = np.concatenate([np.zeros(0, np.int64), *(np.arange(w.shape[0]) for w, _ in pairs)])
     order = np.argsort(slot, kind="stable")
-    ptr = np.zeros(own + 1, dtype=np.int64)
-    np.cumsum(np.bincount(slot, minlength=own), out=ptr[1:])
+    ptr = np.zeros(slots + 1, dtype=np.int64)
+    np.cumsum(np.bincount(slot, minlength=slots), out=ptr[1:])
     return ptr, rank[order], pos[order]
 
 
@@ -178,10 +179,25 @@ def _propagate_program(peer, sp, start, num_labels, b, cap, max_iterations, tole
         np.concatenate([start[2], gcoef]),
     )
     del gcnt, glab, gcoef
+    # slots renumbered breadth-first over own and ghost rows, as the local runtime's
+    # locality view does (rows keep their order, so the sums are unchanged): leaves next
+    # to their hub, a hub's neighbours together. slot[i]: the number of old slot i
+    # (own vertex lo + i, then the ghosts in id order)
     aptr, aix = _with_ghost_rows(ip, slots, own, g)
     del slots
-    sub_ptr, sub_rank, sub_pos = _subscribers(asked, own)
-    cptr, rs, re = _class_runs(colour, k, np.zeros(1, np.int64), np.full(1, own, np.int64))
+    first = int(np.argmax(np.diff(aptr))) if own + g else 0
+    order, aptr, aix = _bfs_renumbered(aptr, aix, first)
+    slot = np.empty(own + g, dtype=np.int64)
+    slot[order] = np.arange(own + g)
+    ptr, lab, coef = _gather_rows(state, order)
+    state = _compact_state(np.diff(ptr), lab, coef)
+    del ptr, lab, coef
+    sub_ptr, sub_rank, sub_pos = _subscribers({q: slot[w] for q, w in asked.items()}, own + g)
+    # the ghosts are class k, never updated here
+    classes = np.full(own + g, k, dtype=np.int32)
+    classes[slot[:own]] = colour
+    cptr, rs, re = _class_runs(classes, k + 1, np.zeros(1, np.int64), np.full(1, own + g))
+    del order, classes
     dirty = np.ones(own + g, dtype=np.bool_)
     rowmax = np.zeros(own + g, dtype=np.float64)
     if own + g and int((state[1] - state[0]).max()) > _BIG:
@@ -229,7 +245,7 @@ def _propagate_program(peer, sp, start, num_labels, b, cap, max_iterations, tole
                 changed += int(h[0])
                 relabelled += int(h[1])
                 live += int(h[2])
-                all_ids.append(own + at[q] + p)
+                all_ids.append(slot[own + at[q] + p])
                 all_cnt.append(m)
                 all_lab.append(lb)
                 all_coef.append(cf)
@@ -249,7 +265,7 @@ def _propagate_program(peer, sp, start, num_labels, b, cap, max_iterations, tole
         if relabelled == 0 or relabelled < tolerance * n:
             stopped = "rate"
             break
-    kept["sets"] = _gather_rows(state, np.arange(own))
+    kept["sets"] = _gather_rows(state, slot[:own])
     return stopped, steps, rounds, k
 
 
