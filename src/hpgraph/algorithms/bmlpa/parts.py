@@ -265,8 +265,10 @@ def _propagate_program(peer, sp, start, num_labels, b, cap, max_iterations, tole
         if relabelled == 0 or relabelled < tolerance * n:
             stopped = "rate"
             break
+    held = (aptr, aix, *state[:5], rowmax, memo, dirty, score, touched, slot, rs, re)
+    held = sum(a.nbytes for a in held) + sum(a.nbytes for a in (sub_ptr, sub_rank, sub_pos))
     kept["sets"] = _gather_rows(state, slot[:own])
-    return stopped, steps, rounds, k
+    return stopped, steps, rounds, k, (own, g, held)
 
 
 def _exchanged(peer, value):
@@ -290,7 +292,8 @@ def propagate_part(sp, start, num_labels, b, cap, max_iterations, tolerance, run
     relabelled)`` is called on rank 0. Returns ``(ptr, lab, coef)`` of the own vertices'
     final sets, bit for bit the local runtime's, and a dict: ``stopped_by``,
     ``changed``, ``relabelled``, ``recomputed`` (per sweep, whole graph), ``colours``,
-    ``colouring_rounds``, ``stats`` (the job's)."""
+    ``colouring_rounds``, ``ranks`` (per rank: its own vertices, its ghosts and the bytes
+    of the sweeps' structures at the end), ``stats`` (the job's)."""
     from hpgraph.engine.bsp import run_bsp
 
     kept = {}
@@ -299,7 +302,7 @@ def propagate_part(sp, start, num_labels, b, cap, max_iterations, tolerance, run
         args=(sp, start, num_labels, b, cap, max_iterations, tolerance, show, kept),
         runtime=runtime,
     )
-    stopped, steps, rounds, k = job.results[0]
+    stopped, steps, rounds, k, _ = job.results[0]
     recomputed = np.sum([r[1][2] for r in job.results], axis=0).astype(np.int64).tolist()
     meta = {
         "stopped_by": stopped,
@@ -308,6 +311,7 @@ def propagate_part(sp, start, num_labels, b, cap, max_iterations, tolerance, run
         "recomputed": recomputed if steps[2] else [],
         "colours": k,
         "colouring_rounds": rounds,
+        "ranks": [dict(zip(("own", "ghosts", "bytes"), r[4], strict=True)) for r in job.results],
         "stats": job.stats,
     }
     return kept["sets"], meta
