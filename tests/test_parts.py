@@ -49,7 +49,8 @@ def test_bmlpa_propagation_on_parts_equals_the_whole_graphs(ranks):
     assert out.returncode == 0, out.stdout + out.stderr
     cases = ("mention/rough-cores", "mention/hashtags", "kron", "multigraph-loops-isolated")
     for case in (*cases, "path", "star", "tiny"):
-        assert f"OK {case} sweeps=" in out.stdout
+        for rule in ("rate", "counts"):
+            assert f"OK {case}/{rule} sweeps=" in out.stdout
 
 
 @pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)

@@ -5,9 +5,11 @@ bit, and the sweeps, update rates and stop reason that the local runtime's
 semi-synchronous sweeps give on the whole graph. Graphs: mention graphs (hubs and their
 leaves, rough cores and hashtag-like initial labels), Kronecker, a directed multigraph
 with loops and isolated vertices, a path, a star, a graph with fewer vertices than
-ranks. Prints ``OK <case> sweeps=S`` on rank 0."""
+ranks; both stop rules. Prints ``OK <case>/<rule> sweeps=S`` on rank 0."""
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 from mpi4py import MPI
@@ -52,9 +54,12 @@ def cases():
 
 
 rt = MPIRuntime(comm)
-tolerance, sweeps = 0.01, 50
+sweeps = 50
 try:
-    for name, g, initial, b, cap in cases():
+    for (name, g, initial, b, cap), (rule, tolerance) in itertools.product(
+        cases(), (("rate", 0.01), ("counts", None))
+    ):
+        name = f"{name}/{rule}"
         ip, ix = simple_view(g)
         ptr, lab, coef, num_labels, _ = _initial(g, initial, 0)
         colour, _ = greedy_colouring(ip, ix)

@@ -22,6 +22,8 @@ remote vertices its rows name), never the whole graph's.
    sets are bit for bit those of the local runtime.
 4. **Stop** by the update rate: each class's message carries the sender's counts of
    changed and relabelled vertices, so every rank applies the rule to the same totals.
+   Or by the paper's counts rule: label counts of the own sets, summed at the end of a
+   sweep by ranges of labels (:class:`_LabelCounts`).
 
 Bytes per rank (o own vertices, g ghosts, e own row entries, L labels): the own rows 8
 (o + 1) + 8 e (slots) and the ghosts' rows 8 (g + 1) + 8 e' (e' <= e: the own entries
@@ -46,7 +48,14 @@ from hpgraph.algorithms.bmlpa.schedule import (
     _colour_program,
     _mark_neighbours,
 )
-from hpgraph.algorithms.bmlpa.state import _compact_state, _gather_rows, _patch, _slot_need
+from hpgraph.algorithms.bmlpa.state import (
+    _compact_state,
+    _count_labels,
+    _counts_after,
+    _gather_rows,
+    _patch,
+    _slot_need,
+)
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.graph.views import _bfs_renumbered
 
@@ -208,6 +217,9 @@ def _propagate_program(peer, sp, start, num_labels, b, cap, max_iterations, tole
     own_live = int(start[0][-1])
     live = own_live + sum(int(a[0]) for _, a in _exchanged(peer, own_live))
     n = sp.n
+    counts = None
+    if tolerance is None:  # the counts rule: label counts of own sets, summed by range
+        counts = _LabelCounts(peer, num_labels, start[1])
     steps = ([], [], [])
     stopped = "max_iterations"
     for it in range(max_iterations):
@@ -238,6 +250,10 @@ def _propagate_program(peer, sp, start, num_labels, b, cap, max_iterations, tole
             changed += int(head[0])
             relabelled += int(head[1])
             live += grew
+            if counts is not None:  # from the own sets before the patch
+                st = state
+                counts.own = _counts_after(counts.own, st[0], st[1], st[3], ids, ccnt, clab)
+                del st
             all_ids, all_cnt, all_lab, all_coef = [ids.astype(np.int64)], [ccnt], [clab], [ccoef]
             got = [a for _, a in peer.messages()]  # 5 arrays per other rank, in rank order
             for i, q in enumerate(r for r in range(parts) if r != pid):
@@ -262,13 +278,58 @@ def _propagate_program(peer, sp, start, num_labels, b, cap, max_iterations, tole
             x.append(y)
         if show is not None and pid == 0:
             show(it + 1, changed, live, relabelled)
-        if relabelled == 0 or relabelled < tolerance * n:
+        if counts is not None:
+            if counts.stop(it > 0):
+                stopped = "counts"
+                break
+        elif relabelled == 0 or relabelled < tolerance * n:
             stopped = "rate"
             break
     held = (aptr, aix, *state[:5], rowmax, memo, dirty, score, touched, slot, rs, re)
     held = sum(a.nbytes for a in held) + sum(a.nbytes for a in (sub_ptr, sub_rank, sub_pos))
     kept["sets"] = _gather_rows(state, slot[:own])
     return stopped, steps, rounds, k, (own, g, held)
+
+
+class _LabelCounts:
+    """The paper's stop rule on a partitioned graph. Each rank counts the labels of its
+    own vertices' sets (``own``, 4 B per label); at the end of a sweep rank r sums every
+    rank's counts of the labels in its range ``[cuts[r], cuts[r + 1])`` and applies the
+    rule (:func:`~hpgraph.algorithms.bmlpa.state._stop_rule`) to them, the test whether
+    the labels in use changed and the final verdict agreed by two more small exchanges.
+    Moved per sweep: 4 B per label per rank (the ranges), 2 flags per pair of ranks."""
+
+    def __init__(self, peer, num_labels, labels):
+        self.peer = peer
+        self.cuts = (np.arange(peer.num_peers + 1) * num_labels) // peer.num_peers
+        self.own = _count_labels(labels, num_labels)
+        self.total = self._summed()  # Count(source) of the labels in this rank's range
+        self.old_min = np.zeros_like(self.total)
+
+    def _summed(self):
+        peer, cuts = self.peer, self.cuts
+        for q in range(peer.num_peers):
+            if q != peer.pid:
+                peer.send(q, self.own[cuts[q] : cuts[q + 1]])
+        peer.sync()
+        total = self.own[cuts[peer.pid] : cuts[peer.pid + 1]].copy()
+        for _, got in peer.messages():
+            total += got
+        return total
+
+    def _all(self, flag: bool) -> bool:
+        """Whether ``flag`` holds on every rank (collective: each rank sends its own)."""
+        others = _exchanged(self.peer, int(flag))
+        return bool(flag) and all(bool(a[0]) for _, a in others)
+
+    def stop(self, have_old: bool) -> bool:
+        """Whether the rule stops after this sweep (every rank gets the same answer)."""
+        new = self._summed()
+        same_ids = self._all(np.array_equal(self.total > 0, new > 0))
+        least = np.minimum(self.total, new) if same_ids else new
+        same = have_old and np.array_equal(least, self.old_min)
+        self.old_min, self.total = least, new
+        return self._all(same)
 
 
 def _exchanged(peer, value):
@@ -281,13 +342,13 @@ def _exchanged(peer, value):
 
 
 def propagate_part(sp, start, num_labels, b, cap, max_iterations, tolerance, runtime, show=None):
-    """BMLPA's semi-synchronous sweeps with the update-rate stop rule on this rank's part
+    """BMLPA's semi-synchronous sweeps on this rank's part
     ``sp`` of the simple view (:func:`~hpgraph.graph.views.simple_part`), collective
     over the MPI runtime ``runtime`` the part was split for (module docstring).
 
     ``start``: the own vertices' initial sets (ptr from 0, labels sorted within each row,
     coefficients); ``num_labels`` bounds the label ids; ``b``, ``cap`` (``max_labels``,
-    0: none), ``max_iterations`` (sweeps) and ``tolerance`` as in
+    0: none), ``max_iterations`` (sweeps) and ``tolerance`` (None: the counts rule) as in
     :func:`~hpgraph.algorithms.bmlpa.bmlpa`; ``show(sweep, changed, entries,
     relabelled)`` is called on rank 0. Returns ``(ptr, lab, coef)`` of the own vertices'
     final sets, bit for bit the local runtime's, and a dict: ``stopped_by``,
