@@ -119,3 +119,21 @@ def test_whole_graph_kernels_and_other_runtimes_refuse_a_part():
         pagerank(part, runtime="local")
     with pytest.raises(InvalidArgumentError, match="communicator"):  # views reduce counts
         PartGraph.from_graph(generators.kronecker(6, 4, directed=True), 2, 1).symmetrized()
+
+
+def test_bmlpa_initial_labels_of_a_part_are_checked_before_anything_runs():
+    from hpgraph.algorithms.bmlpa.initial import VertexLabels, initial_part
+
+    part = PartGraph.from_graph(generators.path_graph(10), 2, 1)  # own vertices 5..9
+    for bad in ("rough-cores", {0: "x"}):
+        with pytest.raises(InvalidArgumentError, match="labels per vertex.*Rough cores"):
+            initial_part(part, bad)
+    with pytest.raises(InvalidArgumentError, match=r"one integer label per vertex \(10, or"):
+        initial_part(part, np.zeros(7, dtype=np.int64))
+    with pytest.raises(InvalidArgumentError, match="cover 3 vertices; this part holds 5"):
+        initial_part(part, VertexLabels(np.zeros(4, np.int64), np.zeros(0, np.int32), []))
+    # own rows of whole-graph labels: vertex 7 holds 'b' (id 10 + 1), the rest their own
+    vl = VertexLabels(np.array([0] * 8 + [1] * 3), np.array([1], np.int32), ["a", "b"])
+    ptr, lab, coef, num_labels, names = initial_part(part, vl)
+    assert ptr.tolist() == [0, 1, 2, 3, 4, 5] and lab.tolist() == [5, 6, 11, 8, 9]
+    assert coef.tolist() == [1.0] * 5 and num_labels == 12 and names == ["a", "b"]

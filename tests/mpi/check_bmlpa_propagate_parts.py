@@ -15,7 +15,7 @@ import numpy as np
 from mpi4py import MPI
 
 from hpgraph import generators
-from hpgraph.algorithms.bmlpa.initial import _initial
+from hpgraph.algorithms.bmlpa.initial import _initial, _vertex_labels, initial_part
 from hpgraph.algorithms.bmlpa.parts import propagate_part
 from hpgraph.algorithms.bmlpa.program import SharedState, _bmlpa_peer_semi
 from hpgraph.algorithms.bmlpa.schedule import greedy_colouring
@@ -53,6 +53,18 @@ def cases():
     )
 
 
+def labels_of(array):
+    """The labels of an array (one per vertex, -1: none) as VertexLabels, weighted, with
+    every rank's names (whole-graph numbering)."""
+    names = np.unique(np.concatenate(comm.allgather(np.unique(array[array >= 0]))))
+    has = array >= 0
+    vl = _vertex_labels(
+        array.shape[0], np.flatnonzero(has), np.searchsorted(names, array[has]), names.tolist()
+    )
+    vl.weights = np.full(vl.labels.shape[0], 2.5)
+    return vl
+
+
 rt = MPIRuntime(comm)
 sweeps = 50
 try:
@@ -73,6 +85,12 @@ try:
         sp = simple_part(split_graph(g, comm), both_directions=False)
         lo, hi = sp.lo, sp.hi
         start = (ptr[lo : hi + 1] - ptr[lo], lab[ptr[lo] : ptr[hi]], coef[ptr[lo] : ptr[hi]])
+        if not isinstance(initial, str):  # a part's own initial sets are the whole graph's
+            for given in (initial, initial[lo:hi], labels_of(initial), labels_of(initial[lo:hi])):
+                *got, labels, _ = initial_part(sp, given)
+                assert labels == num_labels, name
+                for x, y in zip(got, start, strict=True):
+                    np.testing.assert_array_equal(x, y, err_msg=name)
         (gptr, glab, gcoef), meta = propagate_part(
             sp, start, num_labels, b, cap, sweeps, tolerance, rt
         )

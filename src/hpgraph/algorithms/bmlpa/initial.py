@@ -241,16 +241,19 @@ def _initial(graph, initial, seed):
 
 
 @njit(**NUMBA_FLAGS)
-def _merge_named_kernel(n, vptr, vlab, vw):
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    for v in range(n):
+def _merge_named_kernel(n, vptr, vlab, vw, lo=0):
+    """Initial sets of the rows of ``vptr`` (vertices ``lo``, ``lo + 1``, ... of a graph of
+    ``n``): named label t is id ``n + t``, a row without one holds its vertex's own id."""
+    rows = vptr.shape[0] - 1
+    ptr = np.zeros(rows + 1, dtype=np.int64)
+    for v in range(rows):
         ptr[v + 1] = ptr[v] + max(vptr[v + 1] - vptr[v], 1)
-    lab = np.empty(ptr[n], dtype=np.int32)
-    coef = np.empty(ptr[n], dtype=np.float64)
-    for v in range(n):
+    lab = np.empty(ptr[rows], dtype=np.int32)
+    coef = np.empty(ptr[rows], dtype=np.float64)
+    for v in range(rows):
         k = vptr[v + 1] - vptr[v]
         if k == 0:
-            lab[ptr[v]] = v
+            lab[ptr[v]] = lo + v
             coef[ptr[v]] = 1.0
         else:
             total = 0.0
@@ -262,7 +265,7 @@ def _merge_named_kernel(n, vptr, vlab, vw):
     return ptr, lab, coef
 
 
-def _merge_named(n, vl):
+def _merge_named(n, vl, lo=0):
     if vl.weights is None:
         w = np.empty(0, dtype=np.float64)
     else:
@@ -272,4 +275,47 @@ def _merge_named(n, vl):
                 f"initial label weights must be one finite positive value per label entry "
                 f"({vl.labels.shape[0]}); got shape {w.shape}"
             )
-    return _merge_named_kernel(n, vl.ptr, vl.labels, w)
+    return _merge_named_kernel(n, vl.ptr, vl.labels, w, lo)
+
+
+def initial_part(part, initial):
+    """``(ptr, lab, coef, num_labels, names)``: the initial sets of a part's own vertices
+    (ptr from 0), label ids as :func:`_initial` gives the whole graph's, so a partitioned
+    run starts where a whole-graph run does. ``initial``: an integer array of one label
+    per vertex (-1: none) of the whole graph or of the own vertices only (label names are
+    agreed across the part's ranks: one ``allgather`` of each rank's distinct values), or
+    a :class:`VertexLabels` of the whole graph or of the own vertices (then ``names`` must
+    be the whole list, the same on every rank). Collective over the part's ranks."""
+    n, lo, hi = part.n, part.lo, part.hi
+    if isinstance(initial, VertexLabels):
+        vl = initial
+        if vl.ptr.shape[0] == n + 1 and n != hi - lo:
+            a, e = vl.ptr[lo], vl.ptr[hi]
+            w = None if vl.weights is None else vl.weights[a:e]
+            vl = VertexLabels(vl.ptr[lo : hi + 1] - a, vl.labels[a:e], vl.names, w)
+        elif vl.ptr.shape[0] != hi - lo + 1:
+            raise InvalidArgumentError(
+                f"initial labels cover {vl.ptr.shape[0] - 1} vertices; this part holds "
+                f"{hi - lo} of a graph of {n}"
+            )
+        return _merge_named(n, vl, lo) + (n + len(vl.names), vl.names)
+    if isinstance(initial, str | Path | dict):
+        raise InvalidArgumentError(
+            "BMLPA on a partitioned graph starts from labels per vertex: an integer array "
+            "(one label per vertex, -1 for none) or VertexLabels, of the whole graph or of "
+            f"the rank's own vertices; got {initial!r:.60}. Rough cores need the whole graph "
+            "on every rank: load it without partitioning"
+        )
+    arr = np.asarray(initial)
+    if arr.dtype.kind not in "iu" or arr.shape not in ((n,), (hi - lo,)):
+        raise InvalidArgumentError(
+            f"initial as an array must hold one integer label per vertex ({n}, or the "
+            f"part's own {hi - lo}), -1 for none; got shape {arr.shape}, dtype {arr.dtype}"
+        )
+    own = arr[lo:hi] if arr.shape[0] == n else arr
+    has = own >= 0
+    names = np.unique(np.concatenate(part.comm.allgather(np.unique(own[has]))))
+    vl = _vertex_labels(
+        hi - lo, np.flatnonzero(has), np.searchsorted(names, own[has]), names.tolist()
+    )
+    return _merge_named(n, vl, lo) + (n + len(vl.names), vl.names)
