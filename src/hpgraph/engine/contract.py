@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from hpgraph.errors import InvalidArgumentError
+
 __all__ = ["Runtime", "resolve", "install_resolver", "timed"]
 
 
@@ -141,3 +143,24 @@ def resolve(runtime, threads, api: str):
     if _resolver is None:
         importlib.import_module(RESOLVER_PACKAGE)
     return _resolver(runtime, threads, api)
+
+
+def resolve_for_part(part, runtime, threads, api: str = "bsp"):
+    """:func:`resolve` for a job on a partitioned graph: the runtime must hold parts
+    (the MPI runtime) with the ranks the part was split for. The caller closes an owned
+    runtime (on an error here it is closed already)."""
+    rt, own = resolve(runtime, threads, api)
+    ranks = part.rank_offsets.shape[0] - 1
+    problem = None
+    if not getattr(rt, "holds_parts", False):
+        problem = f"a partitioned graph runs on the MPI runtime it was split for, not {rt.name}"
+    elif ranks != rt.size or part.rank != rt.rank:
+        problem = (
+            f"this part was split for {ranks} ranks (rank {part.rank}); the runtime has "
+            f"{rt.size} (this is rank {rt.rank})"
+        )
+    if problem is not None:
+        if own:
+            rt.close()
+        raise InvalidArgumentError(problem)
+    return rt, own

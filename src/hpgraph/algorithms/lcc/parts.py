@@ -56,8 +56,7 @@ from hpgraph.algorithms.lcc.kernels import (
 )
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.engine.bsp import run_bsp
-from hpgraph.engine.contract import resolve
-from hpgraph.errors import InvalidArgumentError
+from hpgraph.engine.contract import resolve_for_part
 from hpgraph.graph.views import _next, _simple_degrees, _union_step, rows_in_order
 
 __all__ = ["count_part"]
@@ -223,18 +222,8 @@ def _program(peer, part, links, want_coef, ipb, ixb):
 def count_part(part, want_coef, threads, runtime):
     """(triangles, LCC or None, connected triples, BSP stats) of the whole graph, from
     this rank's part, on every rank; ``runtime``: the MPI runtime the part was split for."""
-    rt, own_rt = resolve(runtime, threads, "bsp")
+    rt, own_rt = resolve_for_part(part, runtime, threads)
     try:
-        if not getattr(rt, "holds_parts", False):
-            raise InvalidArgumentError(
-                f"a partitioned graph runs on the MPI runtime it was split for, not {rt.name}"
-            )
-        ranks = part.rank_offsets.shape[0] - 1
-        if ranks != rt.size or part.rank != rt.rank:
-            raise InvalidArgumentError(
-                f"this part was split for {ranks} ranks (rank {part.rank}); the runtime "
-                f"has {rt.size} (this is rank {rt.rank})"
-            )
         links = bool(want_coef and part.directed)
         ipb, ixb, _ = part.in_csr()  # an exchange on a directed part, so before the job
         job = run_bsp(_program, args=(part, links, want_coef, ipb, ixb), runtime=rt)
