@@ -26,7 +26,7 @@ remote vertices its rows name), never the whole graph's.
    sweep by ranges of labels (:class:`_LabelCounts`).
 
 Bytes per rank (o own vertices, g ghosts, e own row entries, L labels): the own rows 8
-(o + 1) + 8 e (slots) and the ghosts' rows 8 (g + 1) + 8 e' (e' <= e: the own entries
+(o + 1) + 4 e (slots) and the ghosts' rows 8 (g + 1) + 4 e' (e' <= e: the own entries
 that name ghosts); the state 20 B per slot (own and ghost) + 12 B per label entry, rowmax
 8 and memo 8 and dirty 1 B per slot, the colours 4 B per own vertex, subscribers 16 B per
 (own vertex, rank holding it); the scores' dense array ``12 L`` (labels are global ids,
@@ -75,7 +75,7 @@ def _with_ghost_rows(ip, slots, own, ghosts):
     ptr = np.empty(own + ghosts + 1, dtype=np.int64)
     ptr[: own + 1] = ip
     ptr[own + 1 :] = ip[own] + cnt[1:]
-    ix = np.empty(ptr[own + ghosts], dtype=np.int64)
+    ix = np.empty(ptr[own + ghosts], dtype=np.int32)  # slots < 2**31: a rank holds fewer
     ix[: ip[own]] = slots
     fill = ptr[own : own + ghosts].copy()
     for v in range(own):
