@@ -13,10 +13,10 @@ import hpgraph as hp
 from hpgraph.algorithms.delta_bins import (
     BLOCK,
     chain_block,
-    grow,
-    has_block,
+    has_room,
     lowest,
     new_bins,
+    reserve,
     take,
 )
 from hpgraph.algorithms.delta_stepping import default_delta, delta_stepping
@@ -132,13 +132,13 @@ def test_variant_and_delta_checked():
 
 
 def _push(bins, b, v):
-    """One entry into bucket ``b``, as the relaxation loop writes it out."""
+    """One entry into bucket ``b``, as the relaxation loop writes it out (room made for
+    one push first)."""
     pool, link, fill, head, tail, count, meta = bins
-    if b >= head.shape[0] or (
-        (tail[b] < 0 or fill[tail[b]] == BLOCK) and not has_block(link, meta)
-    ):
-        meta[2] = b
-        pool, link, fill, head, tail, count = grow(pool, link, fill, head, tail, count, meta)
+    if not has_room(link, head, meta, b, 1):
+        pool, link, fill, head, tail, count = reserve(
+            pool, link, fill, head, tail, count, meta, b, 1
+        )
     t = tail[b]
     if t < 0 or fill[t] == BLOCK:
         t = chain_block(link, fill, head, tail, meta, b, t)
@@ -164,6 +164,7 @@ def test_bins_keep_every_entry_in_order_through_growth_and_reuse_blocks():
         out, s = take(pool, link, fill, head, tail, count, meta, b, out)
         assert out[:s].tolist() == want[b]
     assert lowest(count, 0) == -1
+    assert meta[2] == used  # every block is free again
     for v in range(3000):  # the freed blocks serve again
         bins = _push(bins, 7, v)
     assert bins[-1][1] == used

@@ -5,7 +5,7 @@ the relaxation loop more than half its time on Kronecker scale 20).
 
 A bucket is a chain of blocks of :data:`BLOCK` vertex ids taken from one pool: every block
 of a chain is full but its last, so entry ``i`` of a chain is found from the block list.
-Arrays (:func:`new_bins` makes them; :func:`grow` doubles the full ones):
+Arrays (:func:`new_bins` makes them, :func:`reserve` grows them):
 
 - ``pool``: the entries, block ``k`` at ``pool[k * BLOCK:(k + 1) * BLOCK]``, of the
   graph's vertex-id type (4 B per entry on graphs of fewer than 2^31 vertices);
@@ -13,16 +13,19 @@ Arrays (:func:`new_bins` makes them; :func:`grow` doubles the full ones):
   the next free one) and the entries in it;
 - ``head``, ``tail``, ``count``: per bucket index, its first and last block (-1: empty)
   and its entries;
-- ``meta``: [the first free block (-1: none), blocks ever used, the bucket a push is
-  waiting to grow for].
+- ``meta``: [the first free block (-1: none), blocks ever used, free blocks].
 
 A push (written out in the relaxation loop: a compiled call per push, its array arguments'
 reference counts, cost more than the push) needs a bucket index the arrays have and, for
-a bucket whose last block is full, a block (:func:`has_block`, :func:`chain_block`);
-otherwise the caller grows the arrays (:func:`grow`, which returns the new ones) first.
+a bucket whose last block is full, a block (:func:`chain_block`). The relaxation loop
+makes room once per vertex, before its edges (:func:`has_room`, else :func:`reserve`,
+which returns the grown arrays), for everything its edges could push: every bucket index
+up to that of its distance plus the largest weight, and a block per 256 pushes plus one
+per bucket they can reach (:func:`blocks_for`), so the edge loop checks nothing.
 
 Memory: the pool, 4 or 8 B per entry queued at once (blocks of consumed buckets are
-reused), 16 B per block of 256 entries, 24 B per bucket index up to the largest queued.
+reused), 16 B per block of 256 entries, 24 B per bucket index up to the largest a relaxed
+vertex could push to; the room made for one vertex is at most a block per edge.
 """
 
 from __future__ import annotations
@@ -35,9 +38,10 @@ from hpgraph.config import NUMBA_FLAGS
 __all__ = [
     "BLOCK",
     "new_bins",
-    "has_block",
+    "blocks_for",
+    "has_room",
+    "reserve",
     "chain_block",
-    "grow",
     "detach",
     "release",
     "take",
@@ -63,18 +67,28 @@ def new_bins(dtype, blocks=64, buckets=64):
 
 
 @njit(**NUMBA_FLAGS)
-def has_block(link, meta):
-    """Whether a block can be taken without growing the arrays."""
-    return meta[0] >= 0 or meta[1] < link.shape[0]
+def blocks_for(pushes, lo, hi):
+    """The most blocks ``pushes`` entries into buckets ``lo..hi`` can take: a block per
+    ``BLOCK`` entries and one more per bucket (its last block may be full), never more
+    than one per entry."""
+    return min(pushes, pushes // BLOCK + (hi - lo) + 2)
+
+
+@njit(**NUMBA_FLAGS)
+def has_room(link, head, meta, b, blocks):
+    """Whether bucket index ``b`` exists and ``blocks`` blocks can be taken without
+    growing the arrays."""
+    return b < head.shape[0] and blocks <= link.shape[0] - meta[1] + meta[2]
 
 
 @njit(**NUMBA_FLAGS)
 def chain_block(link, fill, head, tail, meta, b, t):
-    """Take a block (:func:`has_block` said one is there) and chain it after bucket
-    ``b``'s last block ``t`` (-1: the bucket is empty); returns it."""
+    """Take a block (the room for it was made) and chain it after bucket ``b``'s last
+    block ``t`` (-1: the bucket is empty); returns it."""
     k = meta[0]
     if k >= 0:
         meta[0] = link[k]
+        meta[2] -= 1
     else:
         k = meta[1]
         meta[1] = k + 1
@@ -89,20 +103,20 @@ def chain_block(link, fill, head, tail, meta, b, t):
 
 
 @njit(**NUMBA_FLAGS)
-def grow(pool, link, fill, head, tail, count, meta):
-    """The arrays, those too small for the refused push doubled (or widened to its
-    bucket), contents kept."""
-    b = meta[2]
+def reserve(pool, link, fill, head, tail, count, meta, b, blocks):
+    """The arrays, grown (doubled, or more where that is short) so that
+    :func:`has_room` holds for bucket index ``b`` and ``blocks`` blocks; contents kept."""
     if b >= head.shape[0]:
         size = max(2 * head.shape[0], b + 1)
         head = _widen(head, size, -1)
         tail = _widen(tail, size, -1)
         count = _widen(count, size, 0)
-    if meta[0] < 0 and meta[1] == link.shape[0]:
-        blocks = 2 * link.shape[0]
-        link = _widen(link, blocks, -1)
-        fill = _widen(fill, blocks, 0)
-        bigger = np.empty(blocks * BLOCK, dtype=pool.dtype)
+    short = blocks - (link.shape[0] - meta[1] + meta[2])
+    if short > 0:
+        size = max(2 * link.shape[0], link.shape[0] + short)
+        link = _widen(link, size, -1)
+        fill = _widen(fill, size, 0)
+        bigger = np.empty(size * BLOCK, dtype=pool.dtype)
         bigger[: pool.shape[0]] = pool
         pool = bigger
     return pool, link, fill, head, tail, count
@@ -132,6 +146,7 @@ def release(link, meta, k):
     nxt = link[k]
     link[k] = meta[0]
     meta[0] = k
+    meta[2] += 1
     return nxt
 
 

@@ -30,18 +30,20 @@ from __future__ import annotations
 import threading
 
 import numpy as np
-from numba import njit, typeof
+from numba import njit, typeof, types
+from numba.extending import intrinsic
 from numba.typed import List
 
 from hpgraph.algorithms.delta_bins import (
     BLOCK,
+    blocks_for,
     chain_block,
     detach,
-    grow,
-    has_block,
+    has_room,
     lowest,
     new_bins,
     release,
+    reserve,
     take,
 )
 from hpgraph.algorithms.sssp_tree import parents_chunk, zero_weight_parents
@@ -60,9 +62,33 @@ _PARENT_CHUNK = 4096
 _NO_BIN = np.iinfo(np.int64).max
 
 
+@intrinsic
+def _bits_of(typingctx, x):
+    """The bits of float64 ``x`` as an int64 (a register move, not a store and a load)."""
+    if x != types.float64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(types.int64))
+
+    return types.int64(x), codegen
+
+
+@intrinsic
+def _double_of(typingctx, x):
+    """The float64 whose bits are int64 ``x``."""
+    if x != types.int64:
+        return None
+
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(types.float64))
+
+    return types.float64(x), codegen
+
+
 @njit(**NUMBA_FLAGS)
-def _relax_round(indptr, indices, weights, bits, done, published, sizes_pub, counter, slot,
-                 delta, current, pool, link, fill, head, tail, count, meta):  # fmt: skip
+def _relax_round(indptr, indices, weights, heaviest, bits, done, published, sizes_pub, counter,
+                 slot, delta, current, pool, link, fill, head, tail, count, meta):  # fmt: skip
     """Relax the frontier, the concatenation of ``published[p][:sizes_pub[p]]`` over the
     peers, in chunks taken from ``counter[slot]``; then, while this peer's own bucket
     ``current`` holds fewer than ``_FUSE`` entries, relax those too (bucket fusion, Zhang
@@ -75,11 +101,10 @@ def _relax_round(indptr, indices, weights, bits, done, published, sizes_pub, cou
     at this distance (``done[u]``: the bits of that distance; a duplicate entry). An
     improved vertex goes into this peer's bucket of its new distance. One loop, the
     relaxation and the push written out in it: compiled calls in the edge loop (their
-    array arguments' reference counts) cost as much as the relaxation itself."""
-    scratch = np.zeros(1, dtype=np.int64)
-    as_float = scratch.view(np.float64)
-    as_float[0] = delta * current
-    floor_bits = scratch[0]
+    array arguments' reference counts) cost as much as the relaxation itself. The bins
+    make room for a vertex's pushes before its edges (``heaviest``: the largest weight
+    bounds the buckets they reach), so the edge loop has no growth check."""
+    floor_bits = _bits_of(delta * current)
     weighted = weights.shape[0] > 0
     total = 0
     for p in range(sizes_pub.shape[0]):
@@ -124,40 +149,32 @@ def _relax_round(indptr, indices, weights, bits, done, published, sizes_pub, cou
         if db < floor_bits or done[u] == db:
             continue
         done[u] = db  # one read of the distance: the bits marked are those relaxed
-        scratch[0] = db
-        du = as_float[0]
-        k = indptr[u]
+        du = _double_of(db)
+        first = indptr[u]
         last = indptr[u + 1]
-        while True:  # the edges; stopped at one whose push needs the bins grown
-            refused = False
-            while k < last:
-                v = indices[k]
-                nd = du + (weights[k] if weighted else 1.0)
-                as_float[0] = nd
-                nb = scratch[0]
-                ob = bits[v]
-                while nb < ob:
+        hi = np.int64((du + heaviest) / delta)  # no push of u's goes above bucket hi
+        blocks = blocks_for(last - first, np.int64(du / delta), hi)
+        if last > first and not has_room(link, head, meta, hi, blocks):
+            pool, link, fill, head, tail, count = reserve(
+                pool, link, fill, head, tail, count, meta, hi, blocks
+            )
+        for k in range(first, last):
+            v = indices[k]
+            nd = du + (weights[k] if weighted else 1.0)
+            nb = _bits_of(nd)
+            ob = bits[v]
+            while nb < ob:
+                seen = compare_and_swap(bits, v, ob, nb)
+                if seen == ob:  # push v into its bucket (written out: see the docstring)
                     b = np.int64(nd / delta)
-                    t = tail[b] if b < head.shape[0] else -2
-                    if t == -2 or ((t < 0 or fill[t] == BLOCK) and not has_block(link, meta)):
-                        meta[2] = b  # for grow
-                        refused = True
-                        break
-                    seen = compare_and_swap(bits, v, ob, nb)
-                    if seen == ob:  # push v into bucket b (written out: see the docstring)
-                        if t < 0 or fill[t] == BLOCK:
-                            t = chain_block(link, fill, head, tail, meta, b, t)
-                        pool[t * BLOCK + fill[t]] = v
-                        fill[t] += 1
-                        count[b] += 1
-                        break
-                    ob = seen
-                if refused:
+                    t = tail[b]
+                    if t < 0 or fill[t] == BLOCK:
+                        t = chain_block(link, fill, head, tail, meta, b, t)
+                    pool[t * BLOCK + fill[t]] = v
+                    fill[t] += 1
+                    count[b] += 1
                     break
-                k += 1
-            if not refused:
-                break
-            pool, link, fill, head, tail, count = grow(pool, link, fill, head, tail, count, meta)
+                ob = seen
     b = lowest(count, current)
     return (_NO_BIN if b < 0 else b), pool, link, fill, head, tail, count
 
@@ -193,7 +210,7 @@ class _Shared:
                 self.sizes[0] = 1
 
 
-def _peer(peer, indptr, indices, weights, undirected, shared, delta):
+def _peer(peer, indptr, indices, weights, heaviest, undirected, shared, delta):
     """Two barriers a round: after relaxing (the next bucket is then known), and after
     every peer has published its bucket of it (copied into its published array, which
     no peer reads again before the next round's first barrier). A round's counters are
@@ -209,8 +226,8 @@ def _peer(peer, indptr, indices, weights, undirected, shared, delta):
     while True:
         par = r & 1
         mine, pool, link, fill, head, tail, count = _relax_round(
-            indptr, indices, weights, bits, shared.done, shared.published, shared.sizes, c,
-            par, delta, current, pool, link, fill, head, tail, count, meta,
+            indptr, indices, weights, heaviest, bits, shared.done, shared.published,
+            shared.sizes, c, par, delta, current, pool, link, fill, head, tail, count, meta,
         )  # fmt: skip
         atomic_min(c, 2 + par, mine)
         peer.sync()
@@ -247,14 +264,15 @@ def _parent_pass(indptr, indices, weights, dist, parent, counter, undirected):
 @njit(**NUMBA_FLAGS)
 def weight_scan(weights):
     """(index of the first weight that is not finite and non-negative, -1 if none; the
-    weights' sum): the check and the mean in one pass."""
-    total = 0.0
+    weights' sum; the largest): the check, the mean and the bins' bound in one pass."""
+    total = largest = 0.0
     for k in range(weights.shape[0]):
         x = weights[k]
         if not (x >= 0.0 and x < np.inf):
-            return k, total
+            return k, total, largest
         total += x
-    return -1, total
+        largest = max(largest, x)
+    return -1, total, largest
 
 
 def default_delta(graph, mean_weight=None) -> float:
@@ -274,17 +292,20 @@ def default_delta(graph, mean_weight=None) -> float:
     return max(mean_weight * 0.5 * widen / degree, 1e-12)
 
 
-def delta_stepping(graph, source, *, delta=None, threads=None, runtime=None):
+def delta_stepping(graph, source, *, delta=None, threads=None, runtime=None, heaviest=None):
     """(distances from internal id ``source``: float64, inf if unreachable; parents, as
     :mod:`~hpgraph.algorithms.sssp_tree` defines them; the BSP result; rounds) on
     ``threads`` peers of the local runtime (``runtime``: None, "local" or a
-    :class:`~hpgraph.runtimes.LocalRuntime`)."""
+    :class:`~hpgraph.runtimes.LocalRuntime`); ``heaviest``: the largest weight, if known
+    (:func:`weight_scan`)."""
     from hpgraph.engine.bsp import run_bsp
 
     delta = default_delta(graph) if delta is None else float(delta)
     shared = _Shared(graph.n, source, graph.indices.dtype)
     w = graph.weights if graph.weights is not None else np.empty(0, dtype=np.float64)
-    args = (graph.indptr, graph.indices, w, not graph.directed, shared, delta)
+    if heaviest is None:
+        heaviest = float(w.max()) if w.size else 1.0
+    args = (graph.indptr, graph.indices, w, float(heaviest), not graph.directed, shared, delta)
     job = run_bsp(_peer, peers=threads, args=args, runtime=runtime)
     parent = shared.parent
     parent[parent == graph.n] = -1

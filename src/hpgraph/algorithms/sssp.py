@@ -76,13 +76,13 @@ def sssp(graph, source, *, variant="auto", delta=None, threads=None, runtime=Non
     from hpgraph.algorithms.delta_stepping import default_delta, weight_scan
 
     s = source_index(graph, source, parts=True)
-    mean_weight = None
+    mean_weight = heaviest = None
     if is_part(graph):  # its own weights, the ranks agreeing on the first bad one
         check_weights(graph, "sssp")
     elif graph.weights is not None and graph.weights.size:
-        # one pass, the check and the mean, kept on the (immutable) graph: SSSP from many
-        # roots reads the weights once
-        bad, total = graph.derived(("weight_scan",), lambda: weight_scan(graph.weights))
+        # one pass (the check, the mean, the largest weight), kept on the (immutable)
+        # graph: SSSP from many roots reads the weights once
+        bad, total, heaviest = graph.derived(("weight_scan",), lambda: weight_scan(graph.weights))
         if bad >= 0:
             check_weights(graph, "sssp")  # raises, naming the edge
         mean_weight = total / graph.weights.size
@@ -106,7 +106,7 @@ def sssp(graph, source, *, variant="auto", delta=None, threads=None, runtime=Non
         if not delta > 0 or not np.isfinite(delta):
             raise InvalidArgumentError(f"delta must be a positive number, got {delta!r}")
         dist, parent, job, rounds = delta_stepping(
-            graph, s, delta=delta, threads=threads, runtime=runtime
+            graph, s, delta=delta, threads=threads, runtime=runtime, heaviest=heaviest
         )
         meta.update(delta=delta, rounds=rounds, supersteps=len(job.stats.supersteps))
     else:
