@@ -131,6 +131,22 @@ def test_variant_and_delta_checked():
         hp.sssp(g, 0, variant="delta-stepping", runtime="mpi")
 
 
+def test_a_failing_peer_stops_the_others_at_the_compiled_barrier(monkeypatch):
+    import hpgraph.algorithms.delta_stepping as ds
+    from hpgraph.errors import RuntimeErrorInJob
+
+    rounds = ds._rounds
+
+    def fail_peer_1(*args):
+        if args[9] == 1:  # pid
+            raise MemoryError("injected")
+        return rounds(*args)
+
+    monkeypatch.setattr(ds, "_rounds", fail_peer_1)
+    with pytest.raises(RuntimeErrorInJob, match="peer 1 failed: MemoryError: injected"):
+        delta_stepping(_graph("kronecker"), 0, threads=3)
+
+
 def _push(bins, b, v):
     """One entry into bucket ``b``, as the relaxation loop writes it out (room made for
     one push first)."""

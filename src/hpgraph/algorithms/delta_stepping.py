@@ -12,7 +12,9 @@ doubles the order of the bit patterns as int64 is the order of the values), so n
 improvement is lost. A peer whose own bin of the bucket stays small relaxes it at once
 (bucket fusion, as GAP). Then every peer offers its smallest non-empty bin (an atomic
 minimum), the winners publish that bin as the next frontier, and the next round starts.
-When no bin is left the peers find the shortest-path tree
+A peer's rounds run in one compiled loop, with a compiled barrier
+(:mod:`~hpgraph.algorithms.delta_barrier`) in place of the engine's ``peer.sync()``. When
+no bin is left the peers find the shortest-path tree
 (:mod:`~hpgraph.algorithms.sssp_tree`), chunks of vertices taken in turn.
 
 The answer equals Bellman-Ford's bit for bit: both reach the unique fixpoint of
@@ -34,6 +36,7 @@ from numba import njit, typeof, types
 from numba.extending import intrinsic
 from numba.typed import List
 
+from hpgraph.algorithms.delta_barrier import CELLS, abort, wait
 from hpgraph.algorithms.delta_bins import (
     BLOCK,
     blocks_for,
@@ -60,6 +63,8 @@ _FUSE = 1000
 #: vertices per chunk of the parent pass
 _PARENT_CHUNK = 4096
 _NO_BIN = np.iinfo(np.int64).max
+#: where the shared counters keep the rounds and the barrier
+_ROUNDS, _BARRIER = 5, 6
 
 
 @intrinsic
@@ -195,9 +200,9 @@ class _Shared:
         self.published = None  # made by the first peer to arrive (below)
         self.sizes = None
         # [0], [1]: chunk counters of even and odd rounds; [2], [3]: their next bins;
-        # [4]: the parent pass's chunk counter
-        self.counter = np.array([0, 0, _NO_BIN, _NO_BIN, 0], dtype=np.int64)
-        self.rounds = 0
+        # [4]: the parent pass's chunk counter; [_ROUNDS]: rounds; then the barrier's cells
+        self.counter = np.zeros(_BARRIER + CELLS, dtype=np.int64)
+        self.counter[2:4] = _NO_BIN
 
     def join(self, peers):
         with self.lock:
@@ -210,44 +215,66 @@ class _Shared:
                 self.sizes[0] = 1
 
 
-def _peer(peer, indptr, indices, weights, heaviest, undirected, shared, delta):
-    """Two barriers a round: after relaxing (the next bucket is then known), and after
-    every peer has published its bucket of it (copied into its published array, which
-    no peer reads again before the next round's first barrier). A round's counters are
-    reset one round ahead, when no peer can still be using them. Once no bin is left the
-    distances are final and the peers find the parents, chunks of vertices taken in turn."""
-    bits = shared.dist.view(np.int64)
-    pool, link, fill, head, tail, count, meta = new_bins(shared.dtype)
-    c, pid = shared.counter, peer.pid
-    shared.join(peer.num_peers)
-    out = shared.published[pid]
-    peer.sync()
+@njit(**NUMBA_FLAGS)
+def _rounds(indptr, indices, weights, heaviest, bits, done, published, sizes, c, pid, peers,
+            delta, pool, link, fill, head, tail, count, meta, out):  # fmt: skip
+    """This peer's rounds until no bin is left; False if another peer failed. Two barriers
+    a round (:mod:`~hpgraph.algorithms.delta_barrier`, compiled): after relaxing (the next
+    bucket is then known), and after every peer has published its bin of it (copied into
+    its published array, which no peer reads again before the next round's first
+    barrier). A round's counters are reset one round ahead, when no peer can still be
+    using them."""
     current = r = 0
     while True:
         par = r & 1
         mine, pool, link, fill, head, tail, count = _relax_round(
-            indptr, indices, weights, heaviest, bits, shared.done, shared.published,
-            shared.sizes, c, par, delta, current, pool, link, fill, head, tail, count, meta,
+            indptr, indices, weights, heaviest, bits, done, published, sizes, c, par, delta,
+            current, pool, link, fill, head, tail, count, meta,
         )  # fmt: skip
         atomic_min(c, 2 + par, mine)
-        peer.sync()
-        nxt = int(c[2 + par])
+        if not wait(c, _BARRIER, peers):
+            return False
+        nxt = c[2 + par]
         if nxt == _NO_BIN:
-            _parent_pass(indptr, indices, weights, shared.dist, shared.parent, c, undirected)
-            return
+            return True
         if pid == 0:
             c[1 - par] = 0
             c[3 - par] = _NO_BIN
-            shared.rounds += 1
+            c[_ROUNDS] += 1
         if mine == nxt:
             out, s = take(pool, link, fill, head, tail, count, meta, nxt, out)
-            shared.published[pid] = out  # the same array unless it had to grow
-            shared.sizes[pid] = s
+            published[pid] = out  # the same array unless it had to grow
+            sizes[pid] = s
         else:
-            shared.sizes[pid] = 0
-        peer.sync()
+            sizes[pid] = 0
+        if not wait(c, _BARRIER, peers):
+            return False
         current = nxt
         r += 1
+
+
+def _peer(peer, indptr, indices, weights, heaviest, undirected, shared, delta):
+    """The rounds in one compiled loop (:func:`_rounds`); once no bin is left the
+    distances are final and the peers find the parents, chunks of vertices taken in turn.
+    A peer that fails makes the others stop at their next barrier."""
+    pool, link, fill, head, tail, count, meta = new_bins(shared.dtype)
+    c = shared.counter
+    shared.join(peer.num_peers)
+    peer.sync()
+    try:
+        ok = _rounds(
+            indptr, indices, weights, heaviest, shared.dist.view(np.int64), shared.done,
+            shared.published, shared.sizes, c, peer.pid, peer.num_peers, delta,
+            pool, link, fill, head, tail, count, meta, shared.published[peer.pid],
+        )  # fmt: skip
+    except BaseException:
+        abort(c, _BARRIER)
+        raise
+    if not ok:
+        from hpgraph.engine.bsp import PeerStopped
+
+        raise PeerStopped("another peer failed; this peer stopped")
+    _parent_pass(indptr, indices, weights, shared.dist, shared.parent, c, undirected)
 
 
 @njit(**NUMBA_FLAGS)
@@ -310,4 +337,4 @@ def delta_stepping(graph, source, *, delta=None, threads=None, runtime=None, hea
     parent = shared.parent
     parent[parent == graph.n] = -1
     zero_weight_parents(graph.indptr, graph.indices, w, shared.dist, parent)
-    return shared.dist, parent, job, shared.rounds
+    return shared.dist, parent, job, int(shared.counter[_ROUNDS])
