@@ -79,6 +79,7 @@ next superstep (k^2 entries). The benchmark on the mention-like graph therefore 
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import numpy as np
 
@@ -243,6 +244,97 @@ def bmlpa(
     if checkpoint is not None and update != "semi-sync":
         raise InvalidArgumentError("BMLPA checkpoints need update='semi-sync' (the default)")
     seed = check_seed(seed)
+    n = graph.n
+    step = "sweep" if update == "semi-sync" else "superstep"
+    show = _Show(progress, n, step) if progress and n and max_iterations else None
+    try:
+        cover = _cover_of_whole(
+            graph, initial, seed, b, max_labels, max_iterations, stop, tolerance, update,
+            threads, runtime, checkpoint, show,
+        )  # fmt: skip
+    except BaseException:
+        if show is not None:
+            show.close()
+        raise
+    ptr, comm, coef, sizes, origin, nested = cover.rows
+    stopped, changed, relabelled = cover.stopped, cover.changed, cover.relabelled
+    if show is not None:
+        show.close(
+            f"{sizes.shape[0]:,} communities after {len(changed)} "
+            f"{'sweeps' if update == 'semi-sync' else 'supersteps'} "
+            f"(stopped by the {stopped} rule)" if stopped != "max_iterations"
+            else f"{sizes.shape[0]:,} communities; max_iterations ({max_iterations}) reached"
+        )  # fmt: skip
+    best, bcoef = _primary(ptr, comm, coef)
+    names = cover.names
+    ids = graph.user_ids()
+    vertex = origin < n
+    label = np.asarray(ids[origin[vertex]]) if names is None else None
+    if names is not None:
+        label = np.empty(origin.shape[0], dtype=object)
+        label[vertex] = list(np.asarray(ids[origin[vertex]]))
+        label[~vertex] = [names[o - n] for o in origin[~vertex].tolist()]
+    counts = np.diff(ptr)
+    meta = {
+        "b": b,
+        "max_labels": max_labels,
+        "iterations": len(changed),
+        "stop": stop,
+        "tolerance": tolerance,
+        "update": update,
+        "colours": cover.colours,
+        "stopped_by": stopped,
+        "converged": stopped != "max_iterations",
+        "update_rate": [c / n for c in relabelled],
+        "communities": int(sizes.shape[0]),
+        "overlapping_vertices": int((counts > 1).sum()),
+        "nested_removed": nested,
+        "initial": initial if isinstance(initial, str) else type(initial).__name__,
+        "init_s": cover.init_s,
+        "postprocess_s": cover.post_s,
+        "changed_per_iteration": changed,
+        "active_per_iteration": cover.active,
+        "relabelled_per_iteration": relabelled,
+        **cover.extra,
+    }
+    return BMLPAResult(
+        algorithm="bmlpa",
+        graph=graph,
+        columns={"community": best, "belonging": bcoef, "memberships": counts},
+        stats=cover.stats,
+        meta=meta,
+        ptr=ptr,
+        community_of=comm,
+        coefficient=coef,
+        sizes=sizes,
+        label=label,
+        named=origin >= n if names is not None else np.zeros(sizes.shape[0], dtype=np.bool_),
+    )
+
+
+class Cover(NamedTuple):
+    """What a run gives the front end: the post-processed cover in input order (``rows``:
+    ptr, community per entry, coefficients, sizes, label per community, nested count) and
+    the run's record."""
+
+    rows: tuple
+    names: list | None
+    stats: object
+    stopped: str
+    changed: list
+    relabelled: list
+    active: list
+    colours: int | None
+    init_s: float
+    post_s: float
+    extra: dict
+
+
+def _cover_of_whole(
+    graph, initial, seed, b, max_labels, max_iterations, stop, tolerance, update, threads,
+    runtime, checkpoint, show,
+):  # fmt: skip
+    """:class:`Cover` of a whole graph (the module docstring)."""
     t0 = time.perf_counter()
     indptr, indices = simple_view(graph)
     ptr, lab, coef, num_labels, names = _initial(graph, initial, seed)
@@ -257,8 +349,6 @@ def bmlpa(
     stopped, changed, relabelled, active = "no supersteps", [], [], []
     view = (indptr, indices, None)  # the graph the sets are numbered in, and its scan order
     if n and max_iterations:
-        step = "sweep" if update == "semi-sync" else "superstep"
-        show = _Show(progress, n, step) if progress else None
         start = _in_order(ptr, lab, coef, order, threads or DEFAULT_THREADS)
         fingerprint = None
         if checkpoint is not None:  # the graph, the initial labels and the parameters
@@ -267,30 +357,25 @@ def bmlpa(
                 "b": repr(float(b)), "max_labels": max_labels or 0, "stop": stop,
                 "tolerance": repr(tolerance), "max_iterations": max_iterations,
             }  # fmt: skip
-        try:
-            res = run_bsp(
-                _bmlpa_peer_semi if update == "semi-sync" else _bmlpa_peer,
-                peers=min(threads or DEFAULT_THREADS, n),
-                args=(
-                    lip,
-                    lix,
-                    start,
-                    num_labels,
-                    b,
-                    max_labels or 0,
-                    max_iterations,
-                    tolerance,
-                    show,
-                    *extra,
-                ),  # fmt: skip
-                runtime=runtime,
-                checkpoint=checkpoint,
-                fingerprint=fingerprint,
-            )
-        except BaseException:
-            if show is not None:
-                show.close()
-            raise
+        res = run_bsp(
+            _bmlpa_peer_semi if update == "semi-sync" else _bmlpa_peer,
+            peers=min(threads or DEFAULT_THREADS, n),
+            args=(
+                lip,
+                lix,
+                start,
+                num_labels,
+                b,
+                max_labels or 0,
+                max_iterations,
+                tolerance,
+                show,
+                *extra,
+            ),  # fmt: skip
+            runtime=runtime,
+            checkpoint=checkpoint,
+            fingerprint=fingerprint,
+        )
         rows = res.results
         stats = res.stats
         stopped, (changed, relabelled, _) = rows[0][1], rows[0][2]
@@ -311,51 +396,7 @@ def bmlpa(
     post_s = time.perf_counter() - t1
     if view[2] is not None:
         ptr, comm, coef = _in_order(ptr, comm, coef, view[2], threads or DEFAULT_THREADS)
-    if n and max_iterations and show is not None:
-        show.close(
-            f"{sizes.shape[0]:,} communities after {len(changed)} "
-            f"{'sweeps' if update == 'semi-sync' else 'supersteps'} "
-            f"(stopped by the {stopped} rule)" if stopped != "max_iterations"
-            else f"{sizes.shape[0]:,} communities; max_iterations ({max_iterations}) reached"
-        )  # fmt: skip
-    best, bcoef = _primary(ptr, comm, coef)
-    ids = graph.user_ids()
-    if names is None:
-        label = ids[origin]
-    else:
-        label = np.array([ids[o] if o < n else names[o - n] for o in origin.tolist()], dtype=object)
-    counts = np.diff(ptr)
-    meta = {
-        "b": b,
-        "max_labels": max_labels,
-        "iterations": len(changed),
-        "stop": stop,
-        "tolerance": tolerance,
-        "update": update,
-        "colours": colours,
-        "stopped_by": stopped,
-        "converged": stopped != "max_iterations",
-        "update_rate": [c / n for c in relabelled],
-        "communities": int(sizes.shape[0]),
-        "overlapping_vertices": int((counts > 1).sum()),
-        "nested_removed": nested,
-        "initial": initial if isinstance(initial, str) else type(initial).__name__,
-        "init_s": init_s,
-        "postprocess_s": post_s,
-        "changed_per_iteration": changed,
-        "active_per_iteration": active,
-        "relabelled_per_iteration": relabelled,
-    }
-    return BMLPAResult(
-        algorithm="bmlpa",
-        graph=graph,
-        columns={"community": best, "belonging": bcoef, "memberships": counts},
-        stats=stats,
-        meta=meta,
-        ptr=ptr,
-        community_of=comm,
-        coefficient=coef,
-        sizes=sizes,
-        label=label,
-        named=origin >= n if names is not None else np.zeros(sizes.shape[0], dtype=np.bool_),
-    )
+    return Cover(
+        (ptr, comm, coef, sizes, origin, nested), names, stats, stopped, changed, relabelled,
+        active, colours, init_s, post_s, {},
+    )  # fmt: skip
