@@ -51,6 +51,9 @@ def test_bmlpa_propagation_on_parts_equals_the_whole_graphs(ranks):
     for case in (*cases, "path", "star", "tiny"):
         for rule in ("rate", "counts"):
             assert f"OK {case}/{rule} sweeps=" in out.stdout
+    for case in ("mention", "path", "star"):  # bmlpa() on a part: the whole-graph result
+        for rule in ("rate", "counts"):
+            assert f"OK front/{case}/{rule} communities=" in out.stdout
 
 
 @pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
@@ -137,3 +140,12 @@ def test_bmlpa_initial_labels_of_a_part_are_checked_before_anything_runs():
     ptr, lab, coef, num_labels, names = initial_part(part, vl)
     assert ptr.tolist() == [0, 1, 2, 3, 4, 5] and lab.tolist() == [5, 6, 11, 8, 9]
     assert coef.tolist() == [1.0] * 5 and num_labels == 12 and names == ["a", "b"]
+
+
+def test_bmlpa_on_a_part_refuses_what_needs_the_whole_graph():
+    part = PartGraph.from_graph(generators.path_graph(10), 2, 1)
+    for kwargs in ({"update": "sync"}, {"checkpoint": object()}):
+        with pytest.raises(InvalidArgumentError, match="partitioned graph runs semi-sync"):
+            bmlpa(part, initial=np.full(5, -1), **kwargs)
+    with pytest.raises(InvalidArgumentError, match="MPI runtime it was split for, not local"):
+        bmlpa(part, initial=np.full(5, -1))

@@ -15,6 +15,7 @@ import numpy as np
 from mpi4py import MPI
 
 from hpgraph import generators
+from hpgraph.algorithms.bmlpa import bmlpa
 from hpgraph.algorithms.bmlpa.initial import _initial, _vertex_labels, initial_part
 from hpgraph.algorithms.bmlpa.parts import propagate_part
 from hpgraph.algorithms.bmlpa.program import SharedState, _bmlpa_peer_semi
@@ -103,5 +104,29 @@ try:
         assert meta["colours"] == int(colour.max(initial=-1)) + 1, name
         if comm.Get_rank() == 0:
             print(f"OK {name} sweeps={len(meta['changed'])}", flush=True)
+    # the front end: bmlpa() on a part gives the whole-graph result on every rank
+    rng = np.random.default_rng(9)
+    mention = mention_graph(3000, 3800, seed=2)
+    tags = np.where(rng.random(3000) < 0.3, rng.integers(0, 40, 3000), -1)
+    star = Graph.from_edges(np.zeros(120, np.int64), np.arange(1, 121), n=121)
+    fronts = (
+        ("mention", mention, tags, 0.05, 20), ("path", generators.path_graph(60), None, 0.1, None),
+        ("star", star, np.arange(121), 0.1, None),
+    )  # fmt: skip
+    for (name, g, initial, b, cap), stop in itertools.product(fronts, ("rate", "counts")):
+        initial = np.full(g.n, -1) if initial is None else initial
+        whole = bmlpa(g, b=b, max_labels=cap, initial=initial, stop=stop, threads=2)
+        part = split_graph(g, comm)
+        got = bmlpa(part, b=b, max_labels=cap, initial=initial[part.lo : part.hi], stop=stop,
+                    runtime=rt, progress=comm.Get_rank() == 0 and name == "mention")  # fmt: skip
+        for field in ("ptr", "community_of", "coefficient", "sizes", "named"):
+            np.testing.assert_array_equal(getattr(got, field), getattr(whole, field), name)
+        assert got.label.tolist() == whole.label.tolist(), name
+        for key in ("iterations", "stopped_by", "update_rate", "communities", "nested_removed"):
+            assert got.meta[key] == whole.meta[key], (name, key, got.meta[key], whole.meta[key])
+        for col in ("community", "belonging", "memberships"):
+            np.testing.assert_array_equal(got.columns[col], whole.columns[col], name)
+        if comm.Get_rank() == 0:
+            print(f"OK front/{name}/{stop} communities={whole.num_communities}", flush=True)
 finally:
     rt.close()

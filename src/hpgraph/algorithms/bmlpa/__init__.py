@@ -101,6 +101,7 @@ from hpgraph.engine.bsp import run_bsp
 from hpgraph.engine.checkpoint import crc
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.generators._rng import check_seed
+from hpgraph.graph.part import is_part
 from hpgraph.graph.views import locality_view, simple_view
 
 __all__ = [
@@ -236,7 +237,7 @@ def bmlpa(
     propagation's state every ``every`` sweeps and resumes from it, bit for bit
     (docs/checkpoints.md).
     """
-    check_graph(graph)
+    check_graph(graph, parts=True)
     b = _check(b, p, max_labels, max_iterations, threads)
     if update not in UPDATES:
         raise InvalidArgumentError(f"update must be one of {', '.join(UPDATES)}; got {update!r}")
@@ -248,10 +249,23 @@ def bmlpa(
     step = "sweep" if update == "semi-sync" else "superstep"
     show = _Show(progress, n, step) if progress and n and max_iterations else None
     try:
-        cover = _cover_of_whole(
-            graph, initial, seed, b, max_labels, max_iterations, stop, tolerance, update,
-            threads, runtime, checkpoint, show,
-        )  # fmt: skip
+        if is_part(graph):
+            from hpgraph.algorithms.bmlpa.parts import cover_of_part
+
+            if update != "semi-sync" or checkpoint is not None:
+                raise InvalidArgumentError(
+                    "BMLPA on a partitioned graph runs semi-synchronous sweeps without "
+                    "checkpoints; load the whole graph for update='sync' or checkpoints"
+                )
+            cover = cover_of_part(
+                graph, initial, b, max_labels or 0, max_iterations, tolerance, threads,
+                runtime, show,
+            )  # fmt: skip
+        else:
+            cover = _cover_of_whole(
+                graph, initial, seed, b, max_labels, max_iterations, stop, tolerance, update,
+                threads, runtime, checkpoint, show,
+            )  # fmt: skip
     except BaseException:
         if show is not None:
             show.close()

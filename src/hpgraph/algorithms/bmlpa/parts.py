@@ -376,3 +376,63 @@ def propagate_part(sp, start, num_labels, b, cap, max_iterations, tolerance, run
         "stats": job.stats,
     }
     return kept["sets"], meta
+
+
+def _gathered(rt, *arrays):
+    """Every rank's ``arrays`` (each rank its own lengths), concatenated in rank order,
+    on every rank."""
+    from hpgraph.runtimes.mpi.buffers import allgatherv
+
+    out = []
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        counts = np.array(rt.comm.allgather(int(a.shape[0])), dtype=np.int64)
+        out.append(allgatherv(rt.comm, rt.rowtypes, (a,), counts)[0])
+    return out
+
+
+def cover_of_part(part, initial, b, cap, max_iterations, tolerance, threads, runtime, show):
+    """:class:`~hpgraph.algorithms.bmlpa.Cover` of the whole graph from this rank's
+    part (collective over the part's MPI runtime): the start from per-vertex labels
+    (:func:`~hpgraph.algorithms.bmlpa.initial.initial_part`), the sweeps
+    (:func:`propagate_part`) and the post-processing
+    (:func:`~hpgraph.algorithms.bmlpa.postprocess_parts.postprocess_part`) each on the
+    rank's own rows and ghosts; then the cover is gathered, every rank getting the whole
+    graph's, as the other kernels on parts give their columns."""
+    import time
+
+    from hpgraph.algorithms.bmlpa import Cover
+    from hpgraph.algorithms.bmlpa.initial import initial_part
+    from hpgraph.algorithms.bmlpa.postprocess_parts import postprocess_part
+    from hpgraph.engine.contract import resolve_for_part
+    from hpgraph.graph.views import simple_part
+
+    rt, own_rt = resolve_for_part(part, runtime, threads)
+    try:
+        t0 = time.perf_counter()
+        sp = simple_part(part, both_directions=False)
+        ptr, lab, coef, num_labels, names = initial_part(part, initial)
+        init_s = time.perf_counter() - t0
+        stats, steps = None, {"stopped_by": "no supersteps", "changed": [], "relabelled": []}
+        steps.update(recomputed=[], colours=None, ranks=[])
+        if part.n and max_iterations:
+            (ptr, lab, coef), steps = propagate_part(
+                sp, (ptr, lab, coef), num_labels, b, cap, max_iterations, tolerance, rt, show
+            )
+            stats = steps["stats"]
+        t1 = time.perf_counter()
+        post = postprocess_part(sp, ptr, lab, coef, num_labels, rt)
+        post_s = time.perf_counter() - t1
+        counts, comm, coef, sizes, origin = _gathered(
+            rt, np.diff(post.ptr), post.comm, post.coef, post.sizes, post.origin
+        )
+    finally:
+        if own_rt:
+            rt.close()
+    ptr = np.zeros(part.n + 1, dtype=np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    return Cover(
+        (ptr, comm, coef, sizes, origin, post.nested), names, stats, steps["stopped_by"],
+        steps["changed"], steps["relabelled"], steps["recomputed"], steps["colours"], init_s,
+        post_s, {"ranks": steps["ranks"]},
+    )  # fmt: skip
