@@ -61,8 +61,9 @@ def bfs(graph, source, *, threads=None, runtime=None, progress=False, checkpoint
         progress=progress,
         checkpoint=checkpoint,
     )
-    # one transposing copy (both columns in one pass over the values), not two strided
-    depth, parent = job.values.T.copy()
+    # the columns are views of the job's value array (fresh memory the result owns), not
+    # copies: a transposing copy of the 16 B per vertex costs as much as a BFS level
+    depth, parent = job.values[:, 0], job.values[:, 1]
     return finish_result(
         "bfs",
         graph,
