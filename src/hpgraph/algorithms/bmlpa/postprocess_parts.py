@@ -35,7 +35,7 @@ graph. One peer per rank (``run_bsp``), three steps:
    survivors' counts gives the new first numbers).
 
 Supersteps: 11 for step 1 plus 3 per pointer-jumping round, 4 + one per
-min-propagation round (36 rounds on 2 ranks and 2M users, the colouring's count), 10 +
+min-propagation round (2-8 on the 3,000-user mention graph at 2-3 ranks), 10 +
 3 per round for step 3. Bytes per rank (e own entries, g ghost entries, o own vertices,
 l distinct labels among the own entries, a labels (or pieces) the rank owns, s entries
 of own vertices held as ghosts by other ranks, counted once per such rank): the input
