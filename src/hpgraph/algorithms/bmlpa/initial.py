@@ -278,6 +278,18 @@ def _merge_named(n, vl, lo=0):
     return _merge_named_kernel(n, vl.ptr, vl.labels, w, lo)
 
 
+def check_part_start(initial):
+    """Raise unless ``initial`` is a start BMLPA can take on a partitioned graph (labels
+    per vertex, not rough cores, a file or a mapping): before anything else runs."""
+    if isinstance(initial, str | Path | dict):
+        raise InvalidArgumentError(
+            "BMLPA on a partitioned graph starts from labels per vertex: an integer array "
+            "(one label per vertex, -1 for none) or VertexLabels, of the whole graph or of "
+            f"the rank's own vertices; got {initial!r:.60}. Rough cores need the whole graph "
+            "on every rank: load it without partitioning"
+        )
+
+
 def initial_part(part, initial):
     """``(ptr, lab, coef, num_labels, names)``: the initial sets of a part's own vertices
     (ptr from 0), label ids as :func:`_initial` gives the whole graph's, so a partitioned
@@ -299,13 +311,7 @@ def initial_part(part, initial):
                 f"{hi - lo} of a graph of {n}"
             )
         return _merge_named(n, vl, lo) + (n + len(vl.names), vl.names)
-    if isinstance(initial, str | Path | dict):
-        raise InvalidArgumentError(
-            "BMLPA on a partitioned graph starts from labels per vertex: an integer array "
-            "(one label per vertex, -1 for none) or VertexLabels, of the whole graph or of "
-            f"the rank's own vertices; got {initial!r:.60}. Rough cores need the whole graph "
-            "on every rank: load it without partitioning"
-        )
+    check_part_start(initial)
     arr = np.asarray(initial)
     if arr.dtype.kind not in "iu" or arr.shape not in ((n,), (hi - lo,)):
         raise InvalidArgumentError(

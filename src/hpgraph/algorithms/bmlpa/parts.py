@@ -402,11 +402,12 @@ def cover_of_part(part, initial, b, cap, max_iterations, tolerance, threads, run
     import time
 
     from hpgraph.algorithms.bmlpa import Cover
-    from hpgraph.algorithms.bmlpa.initial import initial_part
+    from hpgraph.algorithms.bmlpa.initial import check_part_start, initial_part
     from hpgraph.algorithms.bmlpa.postprocess_parts import postprocess_part
     from hpgraph.engine.contract import resolve_for_part
     from hpgraph.graph.views import simple_part
 
+    check_part_start(initial)
     rt, own_rt = resolve_for_part(part, runtime, threads)
     try:
         t0 = time.perf_counter()
