@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["to_owners", "joined", "Ghosts", "ghost_slots"]
+__all__ = ["to_owners", "joined", "every_rank", "Ghosts", "ghost_slots"]
 
 
 def to_owners(peer, items, at):
@@ -25,6 +25,20 @@ def joined(peer, empty, field=0, fields=1):
     (``empty``: the dtype, and the result when there are no other peers)."""
     got = [p for _, p in peer.messages()][field::fields]
     return np.concatenate([empty, *got])
+
+
+def every_rank(peer, value: int) -> np.ndarray:
+    """Every peer's ``value`` (an int), in peer order (one exchange: each peer sends
+    its own to every other)."""
+    for q in range(peer.num_peers):
+        if q != peer.pid:
+            peer.send(q, np.array([value], dtype=np.int64))
+    peer.sync()
+    out = np.empty(peer.num_peers, dtype=np.int64)
+    out[peer.pid] = value
+    for q, got in peer.messages():
+        out[q] = got[0]
+    return out
 
 
 class Ghosts(NamedTuple):

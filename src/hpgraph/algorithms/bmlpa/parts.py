@@ -39,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hpgraph.algorithms._owners import ghost_slots, joined
+from hpgraph.algorithms._owners import every_rank, ghost_slots, joined
 from hpgraph.algorithms.bmlpa.program import _count_dirty
 from hpgraph.algorithms.bmlpa.propagate import _BIG, _big_row_max, _new_row_max, _propagate
 from hpgraph.algorithms.bmlpa.schedule import (
@@ -176,11 +176,7 @@ def _propagate_program(peer, sp, start, num_labels, b, cap, max_iterations, tole
     g = gh.ids.shape[0]
     parts, pid = peer.num_peers, peer.pid
     colour, rounds = _colour_program(peer, sp, gh)
-    for q in range(parts):  # the number of colours: every rank's largest
-        if q != pid:
-            peer.send(q, np.array([colour.max(initial=-1)], dtype=np.int64))
-    peer.sync()
-    k = int(max(colour.max(initial=-1), *(int(a[0]) for _, a in peer.messages()), -1)) + 1
+    k = int(every_rank(peer, int(colour.max(initial=-1))).max()) + 1  # colours in all
     gcnt, glab, gcoef = _ghost_start(peer, asked, start)
     state = _compact_state(
         np.concatenate([np.diff(start[0]), gcnt]),
@@ -215,7 +211,7 @@ def _propagate_program(peer, sp, start, num_labels, b, cap, max_iterations, tole
     score = np.zeros(num_labels, dtype=np.float64)
     touched = np.empty(num_labels, dtype=np.int32)
     own_live = int(start[0][-1])
-    live = own_live + sum(int(a[0]) for _, a in _exchanged(peer, own_live))
+    live = int(every_rank(peer, own_live).sum())
     n = sp.n
     counts = None
     if tolerance is None:  # the counts rule: label counts of own sets, summed by range
@@ -319,8 +315,7 @@ class _LabelCounts:
 
     def _all(self, flag: bool) -> bool:
         """Whether ``flag`` holds on every rank (collective: each rank sends its own)."""
-        others = _exchanged(self.peer, int(flag))
-        return bool(flag) and all(bool(a[0]) for _, a in others)
+        return bool(every_rank(self.peer, int(flag)).all())
 
     def stop(self, have_old: bool) -> bool:
         """Whether the rule stops after this sweep (every rank gets the same answer)."""
@@ -330,15 +325,6 @@ class _LabelCounts:
         same = have_old and np.array_equal(least, self.old_min)
         self.old_min, self.total = least, new
         return self._all(same)
-
-
-def _exchanged(peer, value):
-    """Send ``value`` (an int) to every other peer; the (peer, array) they sent."""
-    for q in range(peer.num_peers):
-        if q != peer.pid:
-            peer.send(q, np.array([value], dtype=np.int64))
-    peer.sync()
-    return list(peer.messages())
 
 
 def propagate_part(sp, start, num_labels, b, cap, max_iterations, tolerance, runtime, show=None):

@@ -57,7 +57,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from hpgraph.algorithms._owners import ghost_slots
+from hpgraph.algorithms._owners import every_rank, ghost_slots
 from hpgraph.algorithms.bmlpa.postprocess import _link_range, _relabel_range, _sort_rows
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.errors import InvalidArgumentError
@@ -265,12 +265,6 @@ def _ask(peer, keys, dest, answer, *along):
     return replies
 
 
-def _counts(peer, value):
-    """Every rank's ``value`` (an int), in rank order."""
-    got = _exchange(peer, [[np.array([value], dtype=np.int64)]] * peer.num_peers)
-    return np.array([int(g[0][0]) for g in got], dtype=np.int64)
-
-
 def _hashed(parts):
     def owner(labels):
         h = (labels.astype(np.uint64) * _GOLDEN) >> np.uint64(32)
@@ -397,7 +391,7 @@ def _split(peer, sp, ptr, lab, coef):
     root = low[parent[:entries]]
     del parent, low, cptr, clab
     mine = np.flatnonzero(root == e0 + ids)  # own entries that are their pieces' smallest
-    starts = np.cumsum(_counts(peer, mine.shape[0]))
+    starts = np.cumsum(every_rank(peer, mine.shape[0]))
     total = int(starts[-1])
     starts = np.concatenate([np.zeros(1, np.int64), starts[:-1]])
     c0 = int(starts[me])
@@ -449,7 +443,7 @@ def _program(peer, sp, ptr, lab, coef, num_labels, kept):
     lix = lix.reshape(-1)
     dest, olab, _, otarget, inside = _nested(peer, ptr, lix, ucomm, max(total, 1), _ranged(starts))
     keep = otarget[np.searchsorted(olab, np.arange(c0, c0 + sizes.shape[0]))] < 0
-    kept_starts = np.cumsum(_counts(peer, int(keep.sum())))
+    kept_starts = np.cumsum(every_rank(peer, int(keep.sum())))
     first = int(kept_starts[peer.pid] - keep.sum())
     renumber = np.where(keep, first + np.cumsum(keep) - 1, -1)
 
