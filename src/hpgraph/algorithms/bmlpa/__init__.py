@@ -283,10 +283,10 @@ def bmlpa(
     names = cover.names
     ids = graph.user_ids()
     vertex = origin < n
-    label = np.asarray(ids[origin[vertex]]) if names is None else None
-    if names is not None:
-        label = np.empty(origin.shape[0], dtype=object)
-        label[vertex] = list(np.asarray(ids[origin[vertex]]))
+    label = np.asarray(ids[origin[vertex]])  # one indexing (collective on a part)
+    if names is not None:  # communities grown from initial labels carry their names
+        label, of_vertex = np.empty(origin.shape[0], dtype=object), label
+        label[vertex] = list(of_vertex)
         label[~vertex] = [names[o - n] for o in origin[~vertex].tolist()]
     counts = np.diff(ptr)
     meta = {
