@@ -292,17 +292,41 @@ def test_run_layout_picture(tmp_path):
 
 
 @pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
-def test_ranks_give_the_same_report_as_threads(tmp_path):
-    # --ranks 2: BMLPA on the MPI runtime (every rank), the later stages on rank 0
-    args = ["communities", "mention:3k:4k:100", "--min-size", "5", "--no-progress"]
+@pytest.mark.parametrize("source,ranks", [("mention:3k:4k:100", 2), ("mentions.tsv", 3)])
+def test_ranks_give_the_same_report_as_threads(tmp_path, source, ranks):
+    # --ranks: every rank keeps its own users (a file read in parallel, each rank a
+    # share; generated data cut), BMLPA on the partitioned ranks, the later stages on
+    # rank 0 after the graph is gathered there
+    if not source.startswith("mention:"):
+        made = CliRunner().invoke(
+            cli,
+            [
+                "generate",
+                "mention",
+                "-n",
+                "3k",
+                "-m",
+                "4k",
+                "--hashtags",
+                "100",
+                "-o",
+                str(tmp_path / source),
+            ],
+        )
+        assert made.exit_code == 0, made.output
+        source = str(tmp_path / source)
+    args = ["communities", source, "--min-size", "5", "--no-progress"]
     local = CliRunner().invoke(cli, [*args, "-o", str(tmp_path / "local"), "--threads", "2"])
     assert local.exit_code == 0, local.output
     out = subprocess.run(
         [sys.executable, "-m", "hpgraph.cli.main", *args, "-o", str(tmp_path / "mpi"),
-         "--ranks", "2"],
+         "--ranks", str(ranks)],
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert out.returncode == 0, out.stdout + out.stderr
     for name in ("cover.csv", "leaders.csv", "communities.csv"):
         assert (tmp_path / "mpi" / name).read_text() == (tmp_path / "local" / name).read_text()
+    held = json.loads((tmp_path / "mpi" / "summary.json").read_text())["stages"]["communities"]
+    assert sum(held["rank_users"]) == 3000 and len(held["rank_users"]) == ranks
+    assert max(held["rank_users"]) < 3000 // ranks + 100  # each rank its own users only
     assert out.stdout.count("report in") == 1  # only rank 0 reports

@@ -26,7 +26,9 @@ whose own label it was; a label split into several connected pieces names them
 
 Everything is written into a temporary folder beside ``out`` and renamed at the end, so a
 failure leaves no folder behind and ``force`` replaces an existing one only on success.
-With an MPI runtime every rank reads the data and runs BMLPA; rank 0 runs the later
+With an MPI runtime every rank reads a share of the data and keeps only its own users
+(:mod:`hpgraph.runtimes.mpi.mentions`: their rows, ids and hashtags), BMLPA runs on the
+partitioned ranks, and the user graph is then gathered on rank 0, which runs the later
 stages (threads on its node) and writes the report.
 """
 
@@ -317,6 +319,29 @@ def _commit(tmp: Path, out: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+def _read_part(source, runtime, seed):
+    """This rank's :class:`~hpgraph.runtimes.mpi.mentions.MentionPart` of the mentions: a
+    file read in parallel (each rank a share); generated data or :class:`Mentions` given
+    whole are made or held by every rank, then cut."""
+    from hpgraph.io.mentions import Mentions
+    from hpgraph.runtimes.mpi.mentions import mentions_part, read_mentions_part
+
+    text = str(source)
+    if isinstance(source, Mentions) or (text.startswith("mention:") and not Path(text).exists()):
+        whole = source if isinstance(source, Mentions) else load_mentions(source, seed=seed)
+        return mentions_part(whole, runtime.comm)
+    return read_mentions_part(source, runtime.comm)
+
+
+def _ranks_held(comm, part) -> dict:
+    """Every rank's own users and peak RSS (MiB) in the communities stage, for the
+    summary: what partitioning bought."""
+    rows = comm.gather((part.hi - part.lo, _peak_bytes() >> 20), root=0)
+    if rows is None:
+        return {}
+    return {"rank_users": [r[0] for r in rows], "rank_peak_rss_mib": [r[1] for r in rows]}
+
+
 # ------------------------------------------------------------------------------ the job
 def run_communities(
     mentions,
@@ -353,20 +378,31 @@ def run_communities(
     from hpgraph.algorithms.community_layout import community_layout
     from hpgraph.algorithms.leaders import community_leaders
     from hpgraph.io.mentions import Mentions
+    from hpgraph.runtimes.mpi.mentions import gather_graph
 
     _check(b, leaders, min_size, dim, max_labels, threads)
     b = float(b)
     cap = max_labels if max_labels is not None else math.ceil(1.0 / b)
-    root = runtime is None or runtime == "local" or runtime.is_root
+    mpi = not (runtime is None or runtime == "local")
+    root = not mpi or runtime.is_root
     out = Path(out) if out is not None else None
     tmp = _prepare_out(out, force) if (out is not None and root) else None
     stages = _Stages(progress and root, stream)
     try:
         with stages.stage("read") as (p, info):
-            m = mentions if isinstance(mentions, Mentions) else load_mentions(mentions, seed=seed)
-            g = m.graph
-            labels = m.initial_labels()
-            tagged_users = int(np.count_nonzero(np.diff(labels.ptr)))
+            if mpi:  # every rank keeps its own users
+                m = _read_part(mentions, runtime, seed)
+                g, labels = m.graph, m.labels
+                tagged_users = runtime.comm.allreduce(int(np.count_nonzero(np.diff(labels.ptr))))
+            else:
+                m = (
+                    mentions
+                    if isinstance(mentions, Mentions)
+                    else load_mentions(mentions, seed=seed)
+                )
+                g = m.graph
+                labels = m.initial_labels()
+                tagged_users = int(np.count_nonzero(np.diff(labels.ptr)))
             info["_line"] = (
                 f"{g.n:,} users, {m.num_mentions:,} mentions, {m.num_hashtags:,} hashtags "
                 f"({m.tagged_share():.0%} of mentions tagged, {tagged_users:,} users with one)"
@@ -383,8 +419,17 @@ def run_communities(
                 f"{'sweeps' if update == 'semi-sync' else 'supersteps'} "
                 f"(stopped by {cover.meta['stopped_by']})"
             )
-        if not root:
-            return CommunitiesReport(None, {}, {})
+            if mpi:
+                info.update(_ranks_held(runtime.comm, g))
+        if mpi:
+            del g
+            with stages.stage("gather") as (p, info):
+                m = gather_graph(m)  # the later stages run on rank 0, on the whole graph
+                if m is not None:
+                    info["_line"] = f"the user graph on rank 0 ({m.graph.memory_bytes() >> 20} MiB)"
+            if not root:
+                return CommunitiesReport(None, {}, {})
+            g = m.graph
         names = community_names(cover)
         with stages.stage("leaders") as (p, info):
             lead = community_leaders(

@@ -20,7 +20,10 @@ from hpgraph.io.mentions.tags import _dict_encoded, _expand
 __all__: list[str] = []
 
 
-def _read_parquet(path):
+def _read_parquet(path, groups=None, first_row=0):
+    """``(src, dst, ptr, vals, dictionary, where)`` of the whole file, or of its row
+    groups ``groups`` (a list, maybe empty: no rows is then not an error), whose first
+    row is row ``first_row`` of the file (for errors)."""
     try:
         meta = pq.ParquetFile(path).metadata
     except FileNotFoundError:
@@ -35,14 +38,21 @@ def _read_parquet(path):
     leaf = [meta.schema.column(i).path for i in range(len(meta.schema))]
     dict_cols = [p for p in leaf if p == "hashtags" or p.startswith("hashtags.")]
     try:
-        table = pq.read_table(path, columns=cols, read_dictionary=dict_cols[:1] or None)
-    except (pa.ArrowInvalid, OSError) as e:
+        if groups is None:
+            table = pq.read_table(path, columns=cols, read_dictionary=dict_cols[:1] or None)
+        else:  # group by group: dictionary-read nested columns do not come out chunked
+            f = pq.ParquetFile(path)
+            table = pa.concat_tables(
+                [f.read_row_group(g, columns=cols) for g in groups]
+                or [schema.empty_table().select(cols)]
+            )
+    except (pa.ArrowException, OSError) as e:
         raise GraphFormatError(f"cannot read the Parquet data ({e})", path) from None
     m = table.num_rows
-    if m == 0:
+    if m == 0 and groups is None:
         raise GraphFormatError("no mentions (the table has no rows)", path)
-    src = _user_column(table["source"], "source", path)
-    dst = _user_column(table["target"], "target", path)
+    src = _user_column(table["source"], "source", path, first_row)
+    dst = _user_column(table["target"], "target", path, first_row)
     if is_int_type(src.type) != is_int_type(dst.type):
         src, dst = src.cast(pa.string()), dst.cast(pa.string())
     if "hashtags" in cols:
@@ -55,12 +65,12 @@ def _read_parquet(path):
         )
 
     def where(row):
-        return f"row {row + 1}", None
+        return f"row {first_row + row + 1}", None
 
     return src, dst, ptr, vals, dictionary, where
 
 
-def _user_column(col, name, path):
+def _user_column(col, name, path, first_row=0):
     if pa.types.is_dictionary(col.type):
         col = col.cast(col.type.value_type)
     if not (is_int_type(col.type) or is_string_type(col.type)):
@@ -69,12 +79,14 @@ def _user_column(col, name, path):
         )
     if col.null_count:
         row = pc.index(pc.is_null(col), True).as_py()
-        raise GraphFormatError(f"column {name!r} is null in row {row + 1}", path)
+        raise GraphFormatError(f"column {name!r} is null in row {first_row + row + 1}", path)
     if is_string_type(col.type):
         empty = pc.equal(pc.utf8_length(col), 0)
         if pc.any(empty).as_py():
             row = pc.index(empty, True).as_py()
-            raise GraphFormatError(f"column {name!r} is an empty user in row {row + 1}", path)
+            raise GraphFormatError(
+                f"column {name!r} is an empty user in row {first_row + row + 1}", path
+            )
     return col
 
 

@@ -138,7 +138,15 @@ def _scan(buf, users, tags, tag_end, counts):
 
 
 def _read_text(path):
-    buf = np.frombuffer(read_bytes(path), dtype=np.uint8)
+    return _parse_text(np.frombuffer(read_bytes(path), dtype=np.uint8), path)
+
+
+def _parse_text(buf, path, *, first_line=1, share=False, str_ids=False):
+    """:func:`_read_text` of the bytes ``buf`` (whole lines): the whole file, or one
+    share of it (``share``: no mentions is not an error, ``where`` is None (the caller
+    knows the share's first row only later) and the users' normalised text is returned
+    last, for a second conversion); ``first_line`` numbers its first line in the file,
+    for errors; ``str_ids`` keeps the users strings (the other shares' users are)."""
     users = np.empty(buf.shape[0] + 1, dtype=np.uint8)
     tags = np.empty(buf.shape[0], dtype=np.uint8)
     cap = max(1024, buf.shape[0] // 32)
@@ -149,14 +157,11 @@ def _read_text(path):
         end = buf.shape[0] if (nl := bytes(buf[ls : ls + 200]).find(b"\n")) < 0 else ls + nl
         text = bytes(buf[ls:end]).decode("utf-8", "replace").strip()
         shown = text if len(text) <= 80 else text[:77] + "..."
-        raise GraphFormatError(f"{_MESSAGES[status]}: {shown!r}", path, line)
-    if rows == 0:
+        raise GraphFormatError(f"{_MESSAGES[status]}: {shown!r}", path, first_line - 1 + line)
+    if rows == 0 and not share:
         raise GraphFormatError("no mentions (the file has only comments or blank lines)", path)
-    try:
-        src, dst, _ = arrow_columns(users[:o], 2, 2)
-    except pa.ArrowInvalid as e:
-        raise GraphFormatError(f"cannot convert the user ids: {e}", path) from None
-    del users
+    users = users[:o]
+    src, dst = _user_columns(users, path, str_ids)
     ptr = np.zeros(rows + 1, dtype=np.int64)
     np.cumsum(counts[:rows], out=ptr[1:])
     offsets = np.zeros(k + 1, dtype=np.int64)
@@ -167,8 +172,12 @@ def _read_text(path):
     try:
         values.validate(full=True)
     except pa.ArrowInvalid:
-        _bad_utf8(path, tags, offsets, ptr)
+        if share:
+            _bad_utf8(path, tags, offsets, ptr, lambda r: first_line - 1 + _line_in(buf, r))
+        _bad_utf8(path, tags, offsets, ptr, lambda r: _text_line_of(path, r))
     vals, dictionary = _dict_encoded(values)
+    if share:
+        return src, dst, ptr, vals, dictionary, None, users
 
     def where(row):
         return f"mention {row + 1}", _text_line_of(path, row)
@@ -176,8 +185,22 @@ def _read_text(path):
     return src, dst, ptr, vals, dictionary, where
 
 
-def _bad_utf8(path, tags, offsets, ptr):
-    """Raise for the first hashtag that is not UTF-8 (error path: a Python pass)."""
+def _user_columns(users, path, str_ids=False):
+    """The users' two arrow columns from their normalised text ``src dst\\n`` per row:
+    integers when every id is one, else strings (``str_ids``: strings)."""
+    if users.shape[0] == 0:
+        t = pa.string() if str_ids else pa.int64()
+        return pa.array([], t), pa.array([], t)
+    try:
+        src, dst, _ = arrow_columns(users, 2, 2, str_ids=str_ids)
+    except pa.ArrowInvalid as e:
+        raise GraphFormatError(f"cannot convert the user ids: {e}", path) from None
+    return src, dst
+
+
+def _bad_utf8(path, tags, offsets, ptr, line_of):
+    """Raise for the first hashtag that is not UTF-8, on the line ``line_of(row)`` of its
+    data row (error path: a Python pass)."""
     for q in range(offsets.shape[0] - 1):
         raw = bytes(tags[offsets[q] : offsets[q + 1]])
         try:
@@ -185,15 +208,19 @@ def _bad_utf8(path, tags, offsets, ptr):
         except UnicodeDecodeError:
             row = int(np.searchsorted(ptr, q, side="right")) - 1
             raise GraphFormatError(
-                f"hashtag {raw!r} is not valid UTF-8", path, _text_line_of(path, row)
+                f"hashtag {raw!r} is not valid UTF-8", path, line_of(row)
             ) from None
 
 
 def _text_line_of(path, row) -> int | None:
     """The line number of data line ``row`` (error path only: a Python pass)."""
-    data = read_bytes(path)
+    return _line_in(read_bytes(path), row)
+
+
+def _line_in(data, row) -> int | None:
+    """The line number, within the bytes ``data``, of their data line ``row``."""
     seen = -1
-    for lineno, raw in enumerate(io.BytesIO(data), 1):
+    for lineno, raw in enumerate(io.BytesIO(bytes(data)), 1):
         s = raw.strip(b" \t\r\n")
         if s and s[:1] not in (b"#", b"%"):
             seen += 1
