@@ -167,10 +167,11 @@ class _ByPredicate:
     """Rows of a triple array grouped by predicate, and rdf:type rows grouped by class."""
 
     def __init__(self, spo, type_id):
-        order = np.argsort(spo[:, 1], kind="stable")
-        self.rows = spo[order]
-        preds, starts = np.unique(self.rows[:, 1], return_index=True)
-        ends = np.append(starts[1:], len(self.rows))
+        self.rows = spo[np.argsort(spo[:, 1], kind="stable")]
+        col = self.rows[:, 1]  # sorted: a predicate's rows start where the column changes
+        starts = np.flatnonzero(col[1:] != col[:-1]) + 1
+        starts = np.concatenate([[0], starts]) if len(col) else starts
+        preds, ends = col[starts], np.append(starts[1:], len(col))
         self.range = {int(p): (int(a), int(b)) for p, a, b in zip(preds, starts, ends, strict=True)}
         typ = self.of(type_id)
         self.typ = typ[np.argsort(typ[:, 2], kind="stable")]
@@ -282,7 +283,8 @@ def materialise(spo, onto: Ontology, type_id: int, is_literal) -> np.ndarray:
         fresh = (pos == len(known)) | (known[np.minimum(pos, len(known) - 1)] != k)
         if not fresh.any():
             return spo
-        new = derived[first[fresh]]
+        new, k = derived[first[fresh]], k[fresh]
+        derived = first = pos = fresh = g = delta = None  # the peak: free what is done
         spo = np.concatenate([spo, new])
-        known = np.sort(np.concatenate([known, k[fresh]]))
+        known = np.sort(np.concatenate([known, k]))
         g, delta = _ByPredicate(spo, type_id), _ByPredicate(new, type_id)
