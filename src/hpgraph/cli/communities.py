@@ -56,8 +56,9 @@ __all__ = ["communities"]
 @click.option(
     "--ranks",
     type=click.IntRange(min=1),
-    help="Run BMLPA on the MPI runtime with this many ranks (started with mpiexec); the "
-    "later stages run on rank 0.",
+    help="Run on the MPI runtime with this many ranks (started with mpiexec): each rank "
+    "reads a share of MENTIONS and keeps its own users through BMLPA; the later stages "
+    "run on rank 0.",
 )
 @click.option("--runtime", "runtime_name", type=click.Choice(["local", "mpi"]),
               default="local", hidden=True)  # fmt: skip

@@ -28,6 +28,11 @@ _TEXT_SEPARATORS = {".tsv": "\t", ".txt": " "}
 _CHUNK_ROWS = 1 << 20
 
 
+#: Mentions per Parquet row group: MPI ranks read a file by row groups, so a file of
+#: millions of mentions gives every rank a share (pyarrow's default is 1M rows).
+ROW_GROUP = 1 << 17
+
+
 def write_mentions(path, src_ids, dst_ids, tag_ptr, tag_ids, tag_names) -> None:
     """Write mentions, read back by :func:`read_mentions`: ``src_ids``/``dst_ids`` are
     the users' ids (integers or strings), mention i carries the hashtags
@@ -35,7 +40,8 @@ def write_mentions(path, src_ids, dst_ids, tag_ptr, tag_ids, tag_names) -> None:
     lowercase for an exact round trip). The format by extension: ``.parquet`` (columns
     source, target, hashtags as a list of dictionary-encoded strings), ``.tsv`` (tab
     separated) or ``.txt`` (space separated), ``.gz`` compressing text; text lines are
-    ``source<TAB>target<TAB>tag,tag``, a ``#`` comment line first. Atomic."""
+    ``source<TAB>target<TAB>tag,tag``, a ``#`` comment line first; Parquet in row groups
+    of :data:`ROW_GROUP` mentions (MPI ranks each read a run of them). Atomic."""
     fmt = mention_format(path)
     src = _user_array(src_ids, "src_ids")
     dst = _user_array(dst_ids, "dst_ids")
@@ -62,7 +68,7 @@ def write_mentions(path, src_ids, dst_ids, tag_ptr, tag_ids, tag_names) -> None:
     )
     table = pa.table({"source": src, "target": dst, "hashtags": hashtags})
     with atomic_output(path) as tmp:
-        pq.write_table(table, tmp)
+        pq.write_table(table, tmp, row_group_size=ROW_GROUP)
 
 
 def mention_format(path) -> str:
