@@ -226,6 +226,13 @@ def run(
     if progress is None:
         progress = sys.stdout.isatty()
 
+    # BMLPA on parts: rough cores or labels per vertex, semi-sync sweeps, no checkpoints;
+    # a label file, sync supersteps or checkpoints need the whole graph on every rank
+    whole = name == "bmlpa" and (
+        checkpoints is not None
+        or given.get("update", "semi-sync") != "semi-sync"
+        or given.get("initial", "rough-cores") != "rough-cores"
+    )
     graph, _, how = load_input(
         input,
         directed=load["directed"],
@@ -237,7 +244,7 @@ def run(
         generated_weighted=algo.wants_weights,
         mpi=runtime_name == "mpi",
         # ranks hold only their rows, unless the kernel or the verifier needs them all
-        partitioned=runtime_name == "mpi" and algo.partitioned and not verify,
+        partitioned=runtime_name == "mpi" and algo.partitioned and not verify and not whole,
     )
     args, source_row = (), None
     if algo.needs_source:
@@ -269,7 +276,16 @@ def run(
         # a part holding only its own vertices' ids: every rank answers the report's and
         # the output's questions for the ids it holds, rank 0 writes
         summary = result_summary(name, result)
-        if output is not None:
+        if output is not None and hasattr(result, "to_rows"):
+            # a cover, one row per (vertex, community): the ids are gathered (collective)
+            # and rank 0 writes them
+            rows = _Rows(result.to_rows())
+            if runtime.is_root:
+                from hpgraph.io import write_result
+
+                t0 = time.perf_counter()
+                wrote = (write_result(rows, output), time.perf_counter() - t0)
+        elif output is not None:
             from hpgraph.io import write_result
 
             t0 = time.perf_counter()

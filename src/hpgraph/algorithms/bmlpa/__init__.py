@@ -259,7 +259,7 @@ def bmlpa(
                 )
             cover = cover_of_part(
                 graph, initial, b, max_labels or 0, max_iterations, tolerance, threads,
-                runtime, show,
+                runtime, show, seed,
             )  # fmt: skip
         else:
             cover = _cover_of_whole(

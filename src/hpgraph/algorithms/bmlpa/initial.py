@@ -25,14 +25,63 @@ def _contains(row, x):
 
 
 @njit(**NUMBA_FLAGS)
+def _core_of(i, indptr, indices, deg, key, n, free, cand, core):
+    """Vertex i's rough core, written to ``core[:size]`` (i, then j, i's free neighbour
+    of largest degree, ties by ascending ``key``, then a greedy clique of their common
+    neighbours by ascending degree, ties by key); returns size (< 3: no core, 0: no free
+    neighbour). Rows sorted (by any one numbering); ``deg``/``key`` by the same ids;
+    ``cand`` room for a row. Reads the rows of i and of its neighbours, the free flags of
+    N(i); writes nothing but ``cand`` and ``core``."""
+    ri = indices[indptr[i] : indptr[i + 1]]
+    j = -1
+    for u in ri:  # the free neighbour of largest degree
+        if free[u]:
+            if j < 0 or deg[u] > deg[j] or (deg[u] == deg[j] and key[u] < key[j]):
+                j = u
+    if j < 0:
+        return 0
+    rj = indices[indptr[j] : indptr[j + 1]]
+    small, large = (ri, rj) if ri.shape[0] <= rj.shape[0] else (rj, ri)
+    nc = 0
+    for x in small:  # common neighbours: each of the shorter row, searched in the other
+        if _contains(large, x):
+            cand[nc] = x
+            nc += 1
+    # ascending degree, ties by key
+    sk = np.empty(nc, dtype=np.int64)
+    for t in range(nc):
+        x = cand[t]
+        sk[t] = deg[x] * (n + 1) + key[x]
+    cand[:nc] = cand[:nc][np.argsort(sk)]
+    core[0] = i
+    core[1] = j
+    size = 2
+    start = 0
+    while start < nc:
+        h = cand[start]
+        core[size] = h
+        size += 1
+        rh = indices[indptr[h] : indptr[h + 1]]
+        keep = start
+        for t in range(start + 1, nc):
+            if _contains(rh, cand[t]):
+                cand[keep] = cand[t]
+                keep += 1
+        nc = keep
+    return size
+
+
+@njit(**NUMBA_FLAGS)
 def _rough_cores(indptr, indices, order, key):
     """Cores as CSR (core_ptr, core_members); ``order`` lists the vertices of degree >= 3
-    by descending degree (ties: ascending ``key``)."""
+    by descending degree (ties: ascending ``key``). The paper's sequential greedy: a
+    vertex still free gets its core (:func:`_core_of`), whose members stop being free."""
     n = indptr.shape[0] - 1
     free = np.ones(n, dtype=np.bool_)
+    deg = indptr[1:] - indptr[:-1]
     maxdeg = 0
     for v in range(n):
-        maxdeg = max(maxdeg, indptr[v + 1] - indptr[v])
+        maxdeg = max(maxdeg, deg[v])
     cand = np.empty(maxdeg, dtype=np.int64)
     core = np.empty(maxdeg + 2, dtype=np.int64)
     members = np.empty(16, dtype=np.int64)
@@ -41,47 +90,7 @@ def _rough_cores(indptr, indices, order, key):
     for i in order:
         if not free[i]:
             continue
-        ri = indices[indptr[i] : indptr[i + 1]]
-        j = -1
-        for u in ri:  # the free neighbour of largest degree
-            if free[u]:
-                if j < 0:
-                    j = u
-                else:
-                    du = indptr[u + 1] - indptr[u]
-                    dj = indptr[j + 1] - indptr[j]
-                    if du > dj or (du == dj and key[u] < key[j]):
-                        j = u
-        if j < 0:
-            continue
-        rj = indices[indptr[j] : indptr[j + 1]]
-        small, large = (ri, rj) if ri.shape[0] <= rj.shape[0] else (rj, ri)
-        nc = 0
-        for x in small:  # common neighbours: each of the shorter row, searched in the other
-            if _contains(large, x):
-                cand[nc] = x
-                nc += 1
-        # ascending degree, ties by key
-        sk = np.empty(nc, dtype=np.int64)
-        for t in range(nc):
-            x = cand[t]
-            sk[t] = (indptr[x + 1] - indptr[x]) * (n + 1) + key[x]
-        cand[:nc] = cand[:nc][np.argsort(sk)]
-        core[0] = i
-        core[1] = j
-        size = 2
-        start = 0
-        while start < nc:
-            h = cand[start]
-            core[size] = h
-            size += 1
-            rh = indices[indptr[h] : indptr[h + 1]]
-            keep = start
-            for t in range(start + 1, nc):
-                if _contains(rh, cand[t]):
-                    cand[keep] = cand[t]
-                    keep += 1
-            nc = keep
+        size = _core_of(i, indptr, indices, deg, key, n, free, cand, core)
         if size >= 3:
             while nm + size > members.shape[0]:
                 grown = np.empty(2 * members.shape[0], dtype=np.int64)
@@ -279,26 +288,41 @@ def _merge_named(n, vl, lo=0):
 
 
 def check_part_start(initial):
-    """Raise unless ``initial`` is a start BMLPA can take on a partitioned graph (labels
-    per vertex, not rough cores, a file or a mapping): before anything else runs."""
+    """Raise unless ``initial`` is a start BMLPA can take on a partitioned graph (the
+    rough cores, or labels per vertex; not a file or a mapping): before anything runs."""
+    if isinstance(initial, str) and initial == "rough-cores":
+        return
     if isinstance(initial, str | Path | dict):
         raise InvalidArgumentError(
-            "BMLPA on a partitioned graph starts from labels per vertex: an integer array "
-            "(one label per vertex, -1 for none) or VertexLabels, of the whole graph or of "
-            f"the rank's own vertices; got {initial!r:.60}. Rough cores need the whole graph "
-            "on every rank: load it without partitioning"
+            "BMLPA on a partitioned graph starts from the rough cores or from labels per "
+            "vertex: an integer array (one label per vertex, -1 for none) or VertexLabels, "
+            f"of the whole graph or of the rank's own vertices; got {initial!r:.60}. For a "
+            "label file or a mapping, load the whole graph without partitioning"
         )
 
 
-def initial_part(part, initial):
+def initial_part(part, initial, seed=0, runtime=None, sp=None, meta=None):
     """``(ptr, lab, coef, num_labels, names)``: the initial sets of a part's own vertices
     (ptr from 0), label ids as :func:`_initial` gives the whole graph's, so a partitioned
-    run starts where a whole-graph run does. ``initial``: an integer array of one label
+    run starts where a whole-graph run does. ``initial``: ``"rough-cores"`` (built by the
+    ranks together, :mod:`.cores_parts`, on ``sp``, the part's simple view, made if not
+    given, over the MPI ``runtime`` the part was split for, with ``seed``; ``meta``, a
+    dict, gets ``cores_rounds`` and ``cores_ranks``), an integer array of one label
     per vertex (-1: none) of the whole graph or of the own vertices only (label names are
     agreed across the part's ranks: one ``allgather`` of each rank's distinct values), or
     a :class:`VertexLabels` of the whole graph or of the own vertices (then ``names`` must
     be the whole list, the same on every rank). Collective over the part's ranks."""
     n, lo, hi = part.n, part.lo, part.hi
+    check_part_start(initial)
+    if isinstance(initial, str):
+        from hpgraph.algorithms.bmlpa.cores_parts import cores_part
+        from hpgraph.graph.views import simple_part
+
+        sp = simple_part(part, both_directions=False) if sp is None else sp
+        (ptr, lab, coef), got = cores_part(sp, check_seed(seed), runtime)
+        if meta is not None:
+            meta.update(cores_rounds=got["rounds"], cores_ranks=got["ranks"])
+        return ptr, lab, coef, n, None
     if isinstance(initial, VertexLabels):
         vl = initial
         if vl.ptr.shape[0] == n + 1 and n != hi - lo:
@@ -311,7 +335,6 @@ def initial_part(part, initial):
                 f"{hi - lo} of a graph of {n}"
             )
         return _merge_named(n, vl, lo) + (n + len(vl.names), vl.names)
-    check_part_start(initial)
     arr = np.asarray(initial)
     if arr.dtype.kind not in "iu" or arr.shape not in ((n,), (hi - lo,)):
         raise InvalidArgumentError(

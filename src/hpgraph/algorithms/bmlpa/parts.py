@@ -377,9 +377,10 @@ def _gathered(rt, *arrays):
     return out
 
 
-def cover_of_part(part, initial, b, cap, max_iterations, tolerance, threads, runtime, show):
+def cover_of_part(part, initial, b, cap, max_iterations, tolerance, threads, runtime, show, seed=0):
     """:class:`~hpgraph.algorithms.bmlpa.Cover` of the whole graph from this rank's
-    part (collective over the part's MPI runtime): the start from per-vertex labels
+    part (collective over the part's MPI runtime): the start, the rough cores (with
+    ``seed``) or per-vertex labels
     (:func:`~hpgraph.algorithms.bmlpa.initial.initial_part`), the sweeps
     (:func:`propagate_part`) and the post-processing
     (:func:`~hpgraph.algorithms.bmlpa.postprocess_parts.postprocess_part`) each on the
@@ -398,7 +399,8 @@ def cover_of_part(part, initial, b, cap, max_iterations, tolerance, threads, run
     try:
         t0 = time.perf_counter()
         sp = simple_part(part, both_directions=False)
-        ptr, lab, coef, num_labels, names = initial_part(part, initial)
+        cores = {}
+        ptr, lab, coef, num_labels, names = initial_part(part, initial, seed, rt, sp, cores)
         init_s = time.perf_counter() - t0
         stats, steps = None, {"stopped_by": "no supersteps", "changed": [], "relabelled": []}
         steps.update(recomputed=[], colours=None, ranks=[])
@@ -421,5 +423,5 @@ def cover_of_part(part, initial, b, cap, max_iterations, tolerance, threads, run
     return Cover(
         (ptr, comm, coef, sizes, origin, post.nested), names, stats, steps["stopped_by"],
         steps["changed"], steps["relabelled"], steps["recomputed"], steps["colours"], init_s,
-        post_s, {"ranks": steps["ranks"]},
+        post_s, {"ranks": steps["ranks"], **cores},
     )  # fmt: skip

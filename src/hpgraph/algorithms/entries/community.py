@@ -121,5 +121,7 @@ BMLPA = Algorithm(
     report=_report_bmlpa,
     columns=("vertex", "community", "belonging"),
     checkpoints=True,  # semi-sync sweeps (the default update)
-    whole_graph=True,
+    # rough cores, sweeps and post-processing on each rank's own rows and ghosts
+    # (bmlpa/cores_parts.py, parts.py, postprocess_parts.py)
+    partitioned=True,
 )
