@@ -407,6 +407,9 @@ def run_communities(
                 f"{g.n:,} users, {m.num_mentions:,} mentions, {m.num_hashtags:,} hashtags "
                 f"({m.tagged_share():.0%} of mentions tagged, {tagged_users:,} users with one)"
             )
+            if mpi:
+                own = runtime.comm.allgather(g.hi - g.lo)
+                info["_line"] += f"; {len(own)} ranks holding {min(own):,}-{max(own):,} each"
         with stages.stage("communities") as (p, info):
             cover = bmlpa(
                 g, b=b, initial=labels, max_labels=cap, tolerance=tolerance, update=update,
