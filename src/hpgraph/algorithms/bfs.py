@@ -6,7 +6,8 @@ Vertex program: the frontier broadcasts its id; a vertex reached for the first t
 the superstep as its depth and any sender as its parent, then is finished (never computed
 again, messages to it dropped). With the "any" combiner the engine runs this as
 direction-optimising BFS (Beamer et al., SC'12): push from sparse frontiers, pull with
-early exit over the unvisited vertices when the frontier is dense.
+early exit over the unvisited vertices when the frontier is dense. The message is the
+sender's id (``sender_ids``), so a pull tests only the frontier's bitmap per in-edge.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ BFS = vertex_program(
     params=("source",),
     initial=-1,
     name="bfs",
+    sender_ids=True,  # the message is the parent: a pull reads only the frontier bitmap
 )
 
 

@@ -97,6 +97,7 @@ def _fingerprint(program: VertexProgram, template: str) -> str:
     h.update(f"{__version__} {numba.__version__} {sys.version_info[:2]}".encode())
     # constants bound into the module depend on the message type
     h.update(f"{program.message_dtype.str} {program.message_shape}".encode())
+    h.update(f"sender_ids={program.sender_ids}".encode())
     for fn in (program.compute, program.combiner, program.edge_message):
         if callable(fn):
             _fingerprint_function(fn, h)
@@ -159,6 +160,8 @@ def _bind(program: VertexProgram) -> ModuleType:
             if program.edge_message is not None
             else context.edge_message_identity
         )
+        mod._sent_value = context.sender_id_value if program.sender_ids else context.outbox_value
+        mod._EDGE_KINDS = program.edge_message is not None
         mod._EARLY_EXIT = combiner == "any"
         identity = _identity(combiner, program.message_dtype, program.message_shape)
         mod._HAS_IDENTITY = identity is not None

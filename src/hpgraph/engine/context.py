@@ -368,3 +368,17 @@ def combine_any(a, b):
 @njit(**NUMBA_FLAGS_NOCACHE, inline="always")
 def edge_message_identity(m, w):
     return m
+
+
+# What delivery reads as sender u's broadcast (bound per program like the combiner).
+
+
+@njit(**NUMBA_FLAGS_NOCACHE, inline="always")
+def outbox_value(outbox, u):
+    return outbox[u]
+
+
+@njit(**NUMBA_FLAGS_NOCACHE, inline="always")
+def sender_id_value(outbox, u):
+    # a program declared with sender_ids=True broadcasts its own id: no outbox read
+    return np.int64(u)

@@ -46,6 +46,7 @@ class VertexProgram:
     params: tuple[str, ...]
     initial: Any
     dense: bool = True
+    sender_ids: bool = False
 
     @property
     def combined(self) -> bool:
@@ -76,6 +77,7 @@ def vertex_program(
     initial=0,
     name: str | None = None,
     dense: bool = True,
+    sender_ids: bool = False,
 ):
     """Declare a vertex program (Pregel / Hama Graph ``compute``).
 
@@ -94,7 +96,12 @@ def vertex_program(
     every vertex is awake and broadcast a plain value as one pull pass (a "dense
     superstep", docs/engine.md) when the combiner is ``"sum"``, ``"min"`` or ``"max"`` on
     scalars; ``False`` keeps the general delivery (the same results, up to the order of
-    a sum's terms).
+    a sum's terms). ``sender_ids`` declares that every broadcast carries its sender's
+    own id (``ctx.send_to_all(v, v)``: a BFS parent, a label that is a vertex id), with
+    ``message=np.int64``: delivery then takes the sender's id for its value instead of
+    reading the sender's outbox slot, so a bottom-up pull reads only the senders'
+    bitmap per in-edge (docs/engine.md). A broadcast of anything else is delivered as
+    the sender's id all the same.
 
     Usable as ``@vertex_program(...)`` or ``vertex_program(fn, ...)``.
     """
@@ -111,6 +118,10 @@ def vertex_program(
                 raise InvalidArgumentError(f"unknown aggregator {a!r}; use {AGGREGATORS}")
         vd, vs = _type_spec(value, "value")
         md, ms = _type_spec(message, "message")
+        if sender_ids and (md != np.int64 or ms):
+            raise InvalidArgumentError(
+                f"sender_ids=True needs message=np.int64 (vertex ids), got {md}{list(ms) or ''}"
+            )
         py = getattr(fn, "py_func", fn)
         return VertexProgram(
             compute=fn,
@@ -125,6 +136,7 @@ def vertex_program(
             params=tuple(params),
             initial=initial,
             dense=bool(dense),
+            sender_ids=bool(sender_ids),
         )
 
     return make if compute is None else make(compute)

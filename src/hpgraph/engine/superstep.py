@@ -36,6 +36,7 @@ from hpgraph.engine.context import (
     AGG_SUM,
     FINISHED,
     LIST_BASE,
+    SEND_ALL,
     SEND_EDGES,
     SEND_NONE,
 )
@@ -58,6 +59,8 @@ __all__ = [
 _compute = None  # compute(ctx, v)
 _combine = None  # combine(a, b) -> message
 _edge_message = None  # edge_message(m, weight) -> message
+_sent_value = None  # sent_value(outbox, u) -> u's broadcast (its outbox value, or its id)
+_EDGE_KINDS = False  # the program has an edge function: SEND_EDGES differs from SEND_ALL
 _EARLY_EXIT = False  # the combiner keeps the first message: pull may stop at it
 _HAS_IDENTITY = False  # a built-in combiner on scalars, whose neutral element is:
 _IDENTITY = 0
@@ -319,6 +322,22 @@ def _pull(ctx, lo, hi, everyone, src_lo, src_hi, in_indptr, in_indices, in_weigh
                     acc0 = _combine(acc0, outbox[np.uintp(in_indices[k])])
                 ncand = _receive(inbox, has_msg, state, nxt, lo, d, acc0, ncand)
             continue
+        if _EARLY_EXIT and not everyone:  # (bottom-up BFS) the first sender, no more
+            for k in range(k0, k1):
+                u = np.uintp(in_indices[k])
+                if use_bits:
+                    if not _sent(bits, u):
+                        continue
+                    # a set bit is a sender: its flag is read only for its kind
+                    kind = sending[u] if _EDGE_KINDS else SEND_ALL
+                else:
+                    kind = sending[u]
+                    if kind == SEND_NONE:
+                        continue
+                m = _along(_sent_value(outbox, u), kind, in_weights, k, weighted)
+                ncand = _receive(inbox, has_msg, state, nxt, lo, d, m, ncand)
+                break
+            continue
         got = False
         acc = inbox[d]
         for k in range(k0, k1):
@@ -331,7 +350,7 @@ def _pull(ctx, lo, hi, everyone, src_lo, src_hi, in_indptr, in_indices, in_weigh
                 kind = sending[u]
                 if kind == SEND_NONE:
                     continue
-                m = _along(outbox[u], kind, in_weights, k, weighted)
+                m = _along(_sent_value(outbox, u), kind, in_weights, k, weighted)
             if got:
                 acc = _combine(acc, m)
             else:
@@ -400,7 +419,7 @@ def deliver_combined(
             for i in range(offsets[p], offsets[p] + sender_counts[p]):
                 u = senders[i]
                 kind = sending[u]
-                mu = outbox[u]
+                mu = _sent_value(outbox, u)
                 a = indptr[u]
                 b = indptr[u + 1]
                 if whole:
