@@ -334,8 +334,10 @@ def _read_part(source, runtime, seed):
 
 
 def _ranks_held(comm, part) -> dict:
-    """Every rank's own users and peak RSS (MiB) in the communities stage, for the
-    summary: what partitioning bought."""
+    """Every rank's own users and peak RSS (MiB) in the stage so far, for the summary:
+    what partitioning bought (a rank's peak over the run is the largest of its stages'
+    peaks: each stage resets the peak, so ``ru_maxrss`` from outside sees the last
+    stage's only)."""
     rows = comm.gather((part.hi - part.lo, _peak_bytes() >> 20), root=0)
     if rows is None:
         return {}
@@ -410,6 +412,7 @@ def run_communities(
             if mpi:
                 own = runtime.comm.allgather(g.hi - g.lo)
                 info["_line"] += f"; {len(own)} ranks holding {min(own):,}-{max(own):,} each"
+                info.update(_ranks_held(runtime.comm, g))
         with stages.stage("communities") as (p, info):
             cover = bmlpa(
                 g, b=b, initial=labels, max_labels=cap, tolerance=tolerance, update=update,
