@@ -8,41 +8,52 @@ rows of its own vertices: exactly the whole graph's
 labels). The sequential greedy visits the vertices of degree >= 3 by descending degree
 (ties by the seed's key); a vertex i still free takes j, its free neighbour of largest
 degree, and a greedy clique of their common neighbours
-(:func:`~hpgraph.algorithms.bmlpa.initial._core_of`); the members stop being free. A core
-lies in N[i] and i's choice reads the free flags of N[i], so i depends only on the
+(:func:`~hpgraph.algorithms.bmlpa.initial._core_of`); the members stop being free. A
+core lies in N[i] and i's choice reads the free flags of N[i], so i depends only on the
 earlier vertices within two hops. Variant: the deterministic greedy in rounds of
 Blelloch, Fineman and Shun ("Greedy sequential maximal independent set and matching are
 parallel on average", SPAA 2012): in a round every undecided vertex with no undecided
-earlier vertex within two hops decides. Their closed neighbourhoods are disjoint, so
-their cores are the sequential ones; a vertex that stops being free is decided at once
-(the sequential greedy skips it). One peer per rank (``run_bsp``):
+earlier vertex within two hops decides; their closed neighbourhoods share no free
+vertex, so their cores are the sequential ones. Two exact refinements (free flags only
+fall) cut the rounds eightfold on a 3,000-user mention graph (162 to 21): the two hops
+run through free vertices only (a write to a vertex no longer free changes nothing), and
+a vertex that stops being free, or has no free neighbour it shares a triangle with (a
+core's j is a free neighbour with a common neighbour), is decided at once: the greedy
+skips it whenever it comes. One peer per rank (``run_bsp``):
 
 0. Slots (:func:`~hpgraph.algorithms._owners.ghost_slots`); owners send their ghosts'
    degrees, and each rank asks for the rows of the ghosts next to its own vertices of
    degree >= 3 (the only ones whose cores it builds); owners send them; each row keeps
    the rank's locals only (own vertices and ghosts: a core of an own vertex lies in its
    row), as slots, sorted.
-1. Rounds of three supersteps: (a) each vertex's min of the priorities (position in the
-   greedy's order; decided vertices none) over its closed neighbourhood, the changed
-   ones sent to the ranks holding it as a ghost, with the count of own undecided
-   vertices (none left anywhere: stop); (b) each own undecided vertex whose min of those
-   over its closed neighbourhood is its own priority decides: its core, its ghost
-   members sent to their owners with the core's label (its first vertex); (c) owners
-   mark them not free, and send the changed states (priority, free) to the ranks holding
-   them as ghosts. The rounds are counted (``rounds``); the order is by degree, not
-   random, so the paper's O(log^2 n) bound is not promised: the 2M mention graph takes
-   the rounds docs/algorithms/bmlpa.md reports.
+1. Rounds of three supersteps: (a) each own free vertex's min of the priorities
+   (position in the greedy's order; decided vertices none) over its closed
+   neighbourhood, the changed ones sent to the ranks holding it as a ghost, with the
+   count of own undecided vertices (none left anywhere: stop); (b) each own undecided
+   vertex whose min of those over its closed neighbourhood is its own priority decides:
+   its core, its ghost members sent to their owners with the core's label (its first
+   vertex); (c) owners mark them not free and send the changed states (priority, free)
+   to the ranks holding them as ghosts (a state one round old only delays a vertex:
+   priorities only rise). Round 1 computes every min; later rounds redo only those an
+   event can change (both mins only rise, so only where the slot that changed held the
+   min), and a count per vertex of its free triangle neighbours finds the skips. The
+   rounds are counted (``rounds``); the order is by degree, not random, so the paper's
+   O(log^2 n) bound is not promised: the 2M-user mention graph takes 335 rounds
+   (docs/algorithms/bmlpa.md).
 
 Bytes per rank (o own vertices, g ghosts, e own row entries, f entries of the fetched
-ghost rows, c own members of cores, n vertices in all): own rows as slots 8 (o + 1) +
-8 e (from ``ghost_slots``); the fetched rows 8 per row + 4 per entry (f) while received,
-kept as locals 8 (o + g + 1) + 4 (e + kept f); degree, key, priority and min 8 each and
-the free flag 1 per slot (33 (o + g)); the seeded key of every vertex, 8 n, while the
-locals' are taken (the same permutation as the whole graph's); subscribers 16 per (own
-vertex, rank holding it); the labels 12 per (own vertex, core) pair. Moved: 8 per ghost
-(degrees), 4 per row asked for and its row (8 + 4 per entry); per round 16 per changed
-min and per changed state for each rank holding the vertex, 16 per ghost member of a
-core."""
+ghost rows, n vertices in all): own rows as slots 8 (o + 1) + 8 e (from
+``ghost_slots``); the fetched rows 8 per row + 4 per entry (f) while received, kept as
+locals 8 (o + g + 1) + 4 (e + kept f); the ghosts' own neighbours 8 (g + 1) + 5 per own
+entry naming a ghost; a triangle flag 1 per own entry; degree, key, priority, its last
+seen value and the first min 8 each and the free flag and its last seen value 1 each
+per slot (42 (o + g)); the second min and the count 8 each and a mark 2 per own vertex;
+the seeded key of every vertex, 8 n, while the locals' are taken (the same permutation
+as the whole graph's); subscribers 16 per (own vertex, rank holding it); the labels 12
+per (own vertex, core) pair. On the 2M mention graph at 2 ranks: 159-162 MB per rank in
+the rounds. Moved: 8 per ghost (degrees), 4 per row asked for and its row (8 + 4 per
+entry); per round 16 per changed min and per changed state for each rank holding the
+vertex, 16 per ghost member of a core (80 MB in all on the 2M graph at 2 ranks)."""
 
 from __future__ import annotations
 
@@ -119,23 +130,117 @@ def _local_rows(ip, slots, own, ghosts, lo, hi, wanted, lens, ents):
 
 
 @njit(**NUMBA_FLAGS)
-def _closed_min(ptr, ix, x, free, rows, out):
-    """``out[v] = min(x[v], x[u] for u in row v)`` for the first ``rows`` slots, or
-    none where v is not free."""
-    for v in range(rows):
-        if not free[v]:
-            out[v] = _NONE
-            continue
-        m = x[v]
+def _ghost_neighbours(ptr, ix, tri, own, g):
+    """Per ghost, the own vertices whose rows name it, and the pair's triangle flag:
+    CSR (rptr, rix, rtri) over ghosts."""
+    rptr = np.zeros(g + 1, dtype=np.int64)
+    for q in range(ptr[own]):
+        if ix[q] >= own:
+            rptr[ix[q] - own + 1] += 1
+    for k in range(g):
+        rptr[k + 1] += rptr[k]
+    rix = np.empty(rptr[g], dtype=np.int32)
+    rtri = np.empty(rptr[g], dtype=np.bool_)
+    fill = rptr[:g].copy()
+    for v in range(own):
         for q in range(ptr[v], ptr[v + 1]):
-            m = min(m, x[ix[q]])
-        out[v] = m
+            u = ix[q]
+            if u >= own:
+                rix[fill[u - own]] = v
+                rtri[fill[u - own]] = tri[q]
+                fill[u - own] += 1
+    return rptr, rix, rtri
+
+
+@njit(**NUMBA_FLAGS)
+def _grow(a, k):
+    """``a`` with room for index k."""
+    if k < a.shape[0]:
+        return a
+    out = np.empty(2 * a.shape[0] + 16, dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit(**NUMBA_FLAGS)
+def _on_free(events, ptr, ix, tri, rptr, rix, rtri, own, cnt, prio):
+    """Slots ``events`` stopped being free: each own vertex next to one in a triangle
+    has a free triangle neighbour fewer (``cnt``); an undecided one left with none is
+    skipped (it can no longer build a core: a core's j is a free neighbour with a common
+    neighbour, and free flags only fall). Returns those skipped."""
+    out = np.empty(16, dtype=np.int64)
+    k = 0
+    for u in events:
+        if u < own:
+            a, e, rows, flags = ptr[u], ptr[u + 1], ix, tri
+        else:
+            a, e, rows, flags = rptr[u - own], rptr[u - own + 1], rix, rtri
+        for q in range(a, e):
+            v = rows[q]
+            if v < own and flags[q]:
+                cnt[v] -= 1
+                if cnt[v] == 0 and prio[v] != _NONE:
+                    prio[v] = _NONE
+                    out = _grow(out, k)
+                    out[k] = v
+                    k += 1
+    return out[:k]
+
+
+@njit(**NUMBA_FLAGS)
+def _recompute(ev, old, ptr, ix, rptr, rix, own, watch, value, out, mark, free):
+    """Own vertices x in the closed neighbourhood of a slot u of ``ev`` whose ``out[x]``
+    was u's old ``value`` (``old``; none: nothing to redo), or x = u own and no longer
+    ``free`` (where given): each gets ``out[x]`` again, the min of ``value`` over its
+    closed neighbourhood (none where ``watch[x]`` is False). Returns (those whose value
+    changed, their old values)."""
+    cand = np.empty(16, dtype=np.int64)
+    nc = 0
+    for t in range(ev.shape[0]):
+        u = ev[t]
+        p = old[t]
+        dropped = u < own and free.shape[0] > 0 and not free[u]
+        if p == _NONE and not dropped:
+            continue
+        if u < own:
+            a, e = ptr[u] - 1, ptr[u + 1]
+        else:
+            a, e = rptr[u - own], rptr[u - own + 1]
+        for q in range(a, e):
+            if u < own:
+                x = u if q < ptr[u] else ix[q]
+            else:
+                x = rix[q]
+            if x < own and not mark[x] and (out[x] == p or (x == u and dropped)):
+                mark[x] = True
+                cand = _grow(cand, nc)
+                cand[nc] = x
+                nc += 1
+    changed = np.empty(nc, dtype=np.int64)
+    was = np.empty(nc, dtype=np.int64)
+    k = 0
+    for t in range(nc):
+        x = cand[t]
+        mark[x] = False
+        m = _NONE
+        if watch[x]:
+            m = value[x]
+            for q in range(ptr[x], ptr[x + 1]):
+                m = min(m, value[ix[q]])
+        if m != out[x]:
+            changed[k] = x
+            was[k] = out[x]
+            k += 1
+            out[x] = m
+    return changed[:k], was[:k]
 
 
 @njit(**NUMBA_FLAGS)
 def _in_triangles(ptr, ix, own):
-    """Per own row entry (v, u) with v of degree >= 3: whether v and u have a common
-    neighbour (u's row holds the locals at least: they are all v's can share)."""
+    """Per own row entry (v, u): whether v and u have a common neighbour. Rows of degree
+    >= 3 intersect u's row (which holds the locals at least, all v's can share); rows
+    of degree < 3 copy the flag of (u, v) from own u's row when u has degree >= 3 (no
+    count reads the others)."""
     tri = np.zeros(ptr[own], dtype=np.bool_)
     for v in range(own):
         rv = ix[ptr[v] : ptr[v + 1]]
@@ -149,41 +254,14 @@ def _in_triangles(ptr, ix, own):
                 if _contains(large, x):
                     tri[q] = True
                     break
+    for v in range(own):
+        if ptr[v + 1] - ptr[v] >= 3:
+            continue
+        for q in range(ptr[v], ptr[v + 1]):
+            u = ix[q]
+            if u < own and ptr[u + 1] - ptr[u] >= 3:
+                tri[q] = tri[ptr[u] + np.searchsorted(ix[ptr[u] : ptr[u + 1]], v)]
     return tri
-
-
-@njit(**NUMBA_FLAGS)
-def _skip_idle(ptr, ix, tri, prio, free, own):
-    """Decide (skip) the own undecided vertices that can no longer build a core: no free
-    neighbour they share a triangle with (a core's j is a free neighbour with a common
-    neighbour, and free flags only fall), so they write nothing whenever they come."""
-    for v in range(own):
-        if prio[v] != _NONE:
-            idle = True
-            for q in range(ptr[v], ptr[v + 1]):
-                if tri[q] and free[ix[q]]:
-                    idle = False
-                    break
-            if idle:
-                prio[v] = _NONE
-
-
-@njit(**NUMBA_FLAGS)
-def _deciders(ptr, ix, prio, m1, own):
-    """The own undecided vertices whose priority is the least within two hops (the min
-    over the closed neighbourhood of ``m1``, itself such a min), in priority order."""
-    out = np.empty(own, dtype=np.int64)
-    k = 0
-    for v in range(own):
-        if prio[v] != _NONE:
-            m = m1[v]
-            for q in range(ptr[v], ptr[v + 1]):
-                m = min(m, m1[ix[q]])
-            if m == prio[v]:
-                out[k] = v
-                k += 1
-    out = out[:k]
-    return out[np.argsort(prio[out])]
 
 
 @njit(**NUMBA_FLAGS)
@@ -303,55 +381,81 @@ def _cores_program(peer, sp, seed, kept):
     key = np.concatenate([key[lo : sp.hi], key[ids]])  # the locals' keys only
     prio = np.where(deg >= 3, (n - deg) * n + key, _NONE)  # the greedy's order
     free = np.ones(slots_, dtype=np.bool_)
-    m1 = np.full(slots_, -1, dtype=np.int64)  # -1: every own min is sent in round 1
-    new = np.empty(own, dtype=np.int64)
     tri = _in_triangles(ptr, ix, own)
+    rptr, rix, rtri = _ghost_neighbours(ptr, ix, tri, own, slots_ - own)
+    # each own vertex's free neighbours in a triangle with it; undecided without: skipped
+    row_of = np.repeat(np.arange(own, dtype=np.int64), np.diff(ptr[: own + 1]))
+    cnt = np.bincount(row_of[tri], minlength=own).astype(np.int64)
+    del row_of
+    skipped = np.flatnonzero((cnt == 0) & (prio[:own] != _NONE))
+    prio[skipped] = _NONE
+    left = int((prio[:own] != _NONE).sum())  # own undecided
+    seen_prio, seen_free = prio.copy(), free.copy()  # the states the mins were made from
+    # -1: round 1 redoes every own min, and sends them all
+    m1 = np.concatenate([np.full(own, -1), np.full(slots_ - own, _NONE)]).astype(np.int64)
+    m2 = np.full(own, -1, dtype=np.int64)
+    mark = np.zeros(own, dtype=np.bool_)
+    every = np.ones(own, dtype=np.bool_)
+    none = np.zeros(0, dtype=np.bool_)
+    ev, old = np.arange(own, dtype=np.int64), np.full(own, -1, dtype=np.int64)
+    events = np.zeros(0, dtype=np.int64)  # slots whose state changed last round
     sub_ptr, sub_rank, sub_pos = _subscribers(gh.asked, own)
     gid = np.concatenate([np.arange(lo, sp.hi, dtype=np.int64), ids.astype(np.int64)])
     mem_slot, mem_head = [], []  # (own vertex, core label) pairs
     c_prio, c_len, c_mem = [], [], []
     rounds = 0
-
-    def to_subscribers(ch, val):
-        qptr, pos, out = _by_subscriber(ch, val, sub_ptr, sub_rank, sub_pos, parts)
-        return qptr, pos, out
-
     while True:
-        was_prio, was_free = prio[:own].copy(), free[:own].copy()
-        _skip_idle(ptr, ix, tri, prio, free, own)
-        # (a) the min of the priorities over each own vertex's closed neighbourhood
-        _closed_min(ptr, ix, prio, free, own, new)
-        ch = np.flatnonzero(new != m1[:own])
-        m1[:own] = new
-        left = np.array([int((prio[:own] != _NONE).sum())], dtype=np.int64)
-        qptr, pos, val = to_subscribers(ch, new[ch])
+        # (a) fallen free flags (and the skips they cause), risen priorities: the own
+        # mins they can change are redone and sent to the ranks holding them as ghosts
+        if rounds:
+            gone = events[free[events] != seen_free[events]]
+            seen_free[gone] = False
+            more = _on_free(gone, ptr, ix, tri, rptr, rix, rtri, own, cnt, prio)
+            skipped = np.concatenate([skipped, more])
+            left -= int(more.shape[0])
+            ev = np.unique(np.concatenate([events, more]))
+            ev = ev[(prio[ev] != seen_prio[ev]) | ((ev < own) & np.isin(ev, gone))]
+            old = seen_prio[ev]
+            seen_prio[ev] = prio[ev]
+        ch, was = _recompute(ev, old, ptr, ix, rptr, rix, own, free, prio, m1, mark, free)
+        qptr, pos, val = _by_subscriber(ch, m1[ch], sub_ptr, sub_rank, sub_pos, parts)
         for q in range(parts):
             if q != pid:
-                peer.send(q, left)
+                peer.send(q, np.array([left], dtype=np.int64))
                 peer.send(q, pos[qptr[q] : qptr[q + 1]])
                 peer.send(q, val[qptr[q] : qptr[q + 1]])
         peer.sync()
         got = [a for _, a in peer.messages()]
-        undecided = int(left[0])
+        undecided = left
+        m_ev, m_old = [ch], [was]
         for k, q in enumerate(r for r in range(parts) if r != pid):
             undecided += int(got[3 * k][0])
-            m1[own + at[q] + got[3 * k + 1]] = got[3 * k + 2]
+            s = own + at[q] + got[3 * k + 1]
+            m_ev.append(s)
+            m_old.append(m1[s])
+            m1[s] = got[3 * k + 2]
         if undecided == 0:
             break
         rounds += 1
-        # (b) the vertices first within two hops decide
-        dec = _deciders(ptr, ix, prio, m1, own)
+        # (b) the vertices first within two hops (through free ones) decide
+        m_ev, m_old = np.concatenate(m_ev), np.concatenate(m_old)
+        redo, _ = _recompute(m_ev, m_old, ptr, ix, rptr, rix, own, every, m1, m2, mark, none)
+        dec = redo[(m2[redo] == prio[redo]) & (prio[redo] != _NONE)]
+        dec = dec[np.argsort(prio[dec])]
+        heads_prio = prio[dec]
         cptr, mem = _decide(ptr, ix, deg, key, n, free, dec)
         prio[dec] = _NONE
-        heads = np.repeat(gid[mem[cptr[:-1]]], np.diff(cptr))
-        c_prio.append(was_prio[mem[cptr[:-1]]])
+        left -= int(dec.shape[0])
+        first = mem[cptr[:-1]]
+        c_prio.append(heads_prio[np.isin(dec, first)])
         c_len.append(np.diff(cptr))
         c_mem.append(gid[mem])
-        mine = mem < own
-        mem_slot.append(mem[mine])
-        mem_head.append(heads[mine])
-        theirs = np.argsort(gid[mem[~mine]], kind="stable")
-        tid, thead = gid[mem[~mine]][theirs], heads[~mine][theirs]
+        heads = np.repeat(gid[first], np.diff(cptr))
+        ours = mem < own
+        mem_slot.append(mem[ours])
+        mem_head.append(heads[ours])
+        theirs = np.argsort(gid[mem[~ours]], kind="stable")
+        tid, thead = gid[mem[~ours]][theirs], heads[~ours][theirs]
         to_owners(peer, tid, np.searchsorted(tid, sp.rank_offsets))
         to_owners(peer, thead, np.searchsorted(tid, sp.rank_offsets))
         peer.sync()
@@ -361,18 +465,25 @@ def _cores_program(peer, sp, seed, kept):
         mem_slot.append(mid)
         mem_head.append(np.concatenate([thead[:0], *got[1::2]]))
         free[mid] = False
-        prio[:own][~free[:own]] = _NONE
-        ch = np.flatnonzero((prio[:own] != was_prio) | (free[:own] != was_free))
-        qptr, pos, val = to_subscribers(ch, np.where(free[ch], prio[ch], -1))
+        ch = np.unique(np.concatenate([skipped, dec, mem[ours], mid]))
+        gone = ch[(prio[ch] != _NONE) & ~free[ch]]  # undecided members: skipped
+        left -= int(gone.shape[0])
+        prio[gone] = _NONE
+        state = np.where(free[ch], prio[ch], -1)
+        qptr, pos, val = _by_subscriber(ch, state, sub_ptr, sub_rank, sub_pos, parts)
         to_owners(peer, pos, qptr)
         to_owners(peer, val, qptr)
         peer.sync()
-        got = [(q, a) for q, a in peer.messages()]
+        events = [ch, mem[~ours]]  # ghost members are not free here already
+        got = peer.messages()
         for k in range(0, len(got), 2):
             q = got[k][0]
             s, state = own + at[q] + got[k][1], got[k + 1][1]
             prio[s] = np.where(state < 0, _NONE, state)
             free[s] = state >= 0
+            events.append(s)
+        events = np.unique(np.concatenate(events))
+        skipped = np.zeros(0, dtype=np.int64)
     mem_slot = np.concatenate([np.zeros(0, np.int64), *mem_slot]).astype(np.int64)
     mem_head = np.concatenate([np.zeros(0, np.int64), *mem_head])
     kept["labels"] = _own_labels(own, lo, mem_slot, mem_head)
@@ -384,7 +495,8 @@ def _cores_program(peer, sp, seed, kept):
         cptr,
         np.concatenate([np.zeros(0, np.int64), *c_mem]),
     )
-    held = (ptr, ix, deg, key, prio, free, m1, new, gid, sub_ptr, sub_rank, sub_pos)
+    held = (ptr, ix, rptr, rix, rtri, tri, cnt, deg, key, prio, free, seen_prio, seen_free)
+    held += (m1, m2, mark, every, gid, sub_ptr, sub_rank, sub_pos)
     return rounds, (own, int(ids.shape[0]), fetched, sum(a.nbytes for a in held))
 
 
