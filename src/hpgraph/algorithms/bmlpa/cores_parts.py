@@ -50,7 +50,7 @@ seen value and the first min 8 each and the free flag and its last seen value 1 
 per slot (42 (o + g)); the second min and the count 8 each and a mark 2 per own vertex;
 the seeded key of every vertex, 8 n, while the locals' are taken (the same permutation
 as the whole graph's); subscribers 16 per (own vertex, rank holding it); the labels 12
-per (own vertex, core) pair. On the 2M mention graph at 2 ranks: 159-162 MB per rank in
+per (own vertex, core) pair. On the 2M mention graph at 2 ranks: 158-162 MB per rank in
 the rounds. Moved: 8 per ghost (degrees), 4 per row asked for and its row (8 + 4 per
 entry); per round 16 per changed min and per changed state for each rank holding the
 vertex, 16 per ghost member of a core (80 MB in all on the 2M graph at 2 ranks)."""
@@ -189,11 +189,11 @@ def _on_free(events, ptr, ix, tri, rptr, rix, rtri, own, cnt, prio):
 
 @njit(**NUMBA_FLAGS)
 def _recompute(ev, old, ptr, ix, rptr, rix, own, watch, value, out, mark, free):
-    """Own vertices x in the closed neighbourhood of a slot u of ``ev`` whose ``out[x]``
-    was u's old ``value`` (``old``; none: nothing to redo), or x = u own and no longer
-    ``free`` (where given): each gets ``out[x]`` again, the min of ``value`` over its
-    closed neighbourhood (none where ``watch[x]`` is False). Returns (those whose value
-    changed, their old values)."""
+    """Own vertices x in the closed neighbourhood of a slot u of ``ev`` with
+    ``watch[x]`` whose ``out[x]`` was u's old ``value`` (``old``; none: nothing to redo),
+    or x = u own and no longer ``free`` (where given): each gets ``out[x]`` again, the
+    min of ``value`` over its closed neighbourhood (none where ``watch[x]`` is False).
+    Returns (those whose value changed, their old values)."""
     cand = np.empty(16, dtype=np.int64)
     nc = 0
     for t in range(ev.shape[0]):
@@ -211,7 +211,7 @@ def _recompute(ev, old, ptr, ix, rptr, rix, own, watch, value, out, mark, free):
                 x = u if q < ptr[u] else ix[q]
             else:
                 x = rix[q]
-            if x < own and not mark[x] and (out[x] == p or (x == u and dropped)):
+            if x < own and not mark[x] and ((watch[x] and out[x] == p) or (x == u and dropped)):
                 mark[x] = True
                 cand = _grow(cand, nc)
                 cand[nc] = x
@@ -395,7 +395,6 @@ def _cores_program(peer, sp, seed, kept):
     m1 = np.concatenate([np.full(own, -1), np.full(slots_ - own, _NONE)]).astype(np.int64)
     m2 = np.full(own, -1, dtype=np.int64)
     mark = np.zeros(own, dtype=np.bool_)
-    every = np.ones(own, dtype=np.bool_)
     none = np.zeros(0, dtype=np.bool_)
     ev, old = np.arange(own, dtype=np.int64), np.full(own, -1, dtype=np.int64)
     events = np.zeros(0, dtype=np.int64)  # slots whose state changed last round
@@ -439,7 +438,8 @@ def _cores_program(peer, sp, seed, kept):
         rounds += 1
         # (b) the vertices first within two hops (through free ones) decide
         m_ev, m_old = np.concatenate(m_ev), np.concatenate(m_old)
-        redo, _ = _recompute(m_ev, m_old, ptr, ix, rptr, rix, own, every, m1, m2, mark, none)
+        und = prio[:own] != _NONE  # only the undecided's second mins are kept
+        redo, _ = _recompute(m_ev, m_old, ptr, ix, rptr, rix, own, und, m1, m2, mark, none)
         dec = redo[(m2[redo] == prio[redo]) & (prio[redo] != _NONE)]
         dec = dec[np.argsort(prio[dec])]
         heads_prio = prio[dec]
@@ -496,7 +496,7 @@ def _cores_program(peer, sp, seed, kept):
         np.concatenate([np.zeros(0, np.int64), *c_mem]),
     )
     held = (ptr, ix, rptr, rix, rtri, tri, cnt, deg, key, prio, free, seen_prio, seen_free)
-    held += (m1, m2, mark, every, gid, sub_ptr, sub_rank, sub_pos)
+    held += (m1, m2, mark, gid, sub_ptr, sub_rank, sub_pos)
     return rounds, (own, int(ids.shape[0]), fetched, sum(a.nbytes for a in held))
 
 
