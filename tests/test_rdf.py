@@ -399,3 +399,25 @@ def test_cli_graph_bridge_then_run(data, tmp_path):
     assert r.exit_code == 0, r.output
     r = runner.invoke(cli, ["rdf", "graph", str(path), "-p", f"{EX}nope", "-o", str(out)])
     assert r.exit_code == 2 and "not in the store" in r.output
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sort_quads_matches_sorted_sets(seed):
+    """PSO / POS and the graph ranges of ``sort_quads`` (one graph, and several) equal the
+    distinct rows sorted by Python, graph by graph (default graph first)."""
+    from hpgraph.rdf.triples import DEFAULT_GRAPH, sort_quads
+
+    print("seed", seed)
+    rng = np.random.default_rng(seed)
+    spo = rng.integers(0, 6, (300, 3))
+    graph = rng.choice([DEFAULT_GRAPH, 7, 3], 300)
+    for g in (None, graph):
+        gs = [DEFAULT_GRAPH] * len(spo) if g is None else g.tolist()
+        rows = set(zip(gs, map(tuple, spo.tolist()), strict=True))
+        names = sorted({x for x, _ in rows}, key=lambda x: (x != DEFAULT_GRAPH, x))
+        pso, pos, ranges = sort_quads(spo, g)
+        assert ranges[:, 0].tolist() == names
+        for name, a, b in ranges.tolist():
+            mine = [r for x, r in rows if x == name]
+            assert pso[a:b].tolist() == sorted(map(list, mine), key=lambda r: (r[1], r[0], r[2]))
+            assert pos[a:b].tolist() == sorted(map(list, mine), key=lambda r: (r[1], r[2], r[0]))
