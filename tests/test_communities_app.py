@@ -92,6 +92,11 @@ def test_report_folder_holds_every_table_and_picture(planted):
         assert row["seconds"] >= 0 and row["peak_rss_mib"] > 0
     assert summary["input"]["users"] == mentions.num_users
     assert summary["input"]["mentions"] == mentions.num_mentions
+    # the picture's legend: the biggest communities by members, as communities.csv has them
+    table = pacsv.read_csv(out / "communities.csv").to_pylist()
+    table.sort(key=lambda r: -r["size"])
+    legend = summary["stages"]["pictures"]["legend"]
+    assert legend and legend == [f"{r['community']}  ({r['size']:,})" for r in table[: len(legend)]]
     c = summary["communities"]
     assert c["stopped_by"] in ("rate", "counts") and len(c["update_rate"]) == c["iterations"]
     assert c["update"] == "semi-sync" and c["colours"] >= 2

@@ -504,7 +504,7 @@ def _pictures_and_tables(tmp, stages, m, cover, names, lead, pos, dim, page_budg
     )
     with stages.stage("pictures") as (p, info):
         png = render_png(
-            tmp / "communities.png", coords, strongest, names=page_names,
+            tmp / "communities.png", coords, strongest, names=page_names, sizes=sizes,
             leaders=lead_arrays, title=f"{m.graph.n:,} users, {cover.num_communities:,} "
             "communities",
         )  # fmt: skip
@@ -513,6 +513,7 @@ def _pictures_and_tables(tmp, stages, m, cover, names, lead, pos, dim, page_budg
             memberships=memberships, names=page_names, sizes=sizes, leaders=lead_arrays,
             budget=page_budget, seed=seed, title="hpgraph communities",
         )  # fmt: skip
+        info["legend"] = png["legend"]  # the biggest communities, members as in the tables
         info["page_bytes"] = int(page["bytes"])
         info["page_users"] = int(page["kept"])
         info["_line"] = (

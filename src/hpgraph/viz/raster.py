@@ -20,7 +20,7 @@ the pixel grid followed by shading.
    communities gets a bigger dot and its community's label (hashtag or vertex id),
    placed greedily beside it without overlapping other labels or the legend (a label
    that fits nowhere is skipped and reported). A legend lists the ``legend_top`` biggest
-   communities with their sizes.
+   communities with their sizes (members, overlaps counted, when ``sizes`` is given).
 
 Colours go to communities in order of size (:func:`~hpgraph.viz._data.colour_of_community`):
 the biggest get the palette's most distinct colours; vertices in no community are grey.
@@ -191,6 +191,7 @@ def render_png(
     community,
     *,
     names=None,
+    sizes=None,
     leaders=None,
     width=2400,
     height=2400,
@@ -206,15 +207,18 @@ def render_png(
 
     ``coords``: (n, 2) or (n, 3) floats (3-D: fixed projection); ``community``: (n,) ints,
     each vertex's strongest community (-1: none); ``names``: one label per community
-    (hashtag or vertex id; default the id); ``leaders``: four aligned arrays (community,
-    rank, vertex, betweenness), as a tuple, a mapping or a table with those columns.
-    ``label_top``/``mark_top``/``legend_top``: how many of the biggest communities get
-    their first leader labelled / their leaders marked / a legend entry. ``spread``: splat
-    radius in pixels (None: by density). Returns a dict: ``path``, ``width``, ``height``,
-    ``points``, ``drawn``, ``pixels_lit``, ``communities``, ``leaders_marked``,
-    ``labels`` (one dict per drawn label: community, name, vertex, box as pixel
-    (x0, y0, x1, y1), y down), ``skipped_labels``, ``spread``, ``seconds`` and
-    ``stage_seconds`` (check_project, aggregate, shade, overlays, encode_png).
+    (hashtag or vertex id; default the id); ``sizes``: members per community (with
+    overlaps, as a cover counts them; default: the vertices whose strongest it is), which
+    order the communities for colours, labels and the legend; ``leaders``: four aligned
+    arrays (community, rank, vertex, betweenness), as a tuple, a mapping or a table with
+    those columns. ``label_top``/``mark_top``/``legend_top``: how many of the biggest
+    communities get their first leader labelled / their leaders marked / a legend entry.
+    ``spread``: splat radius in pixels (None: by density). Returns a dict: ``path``,
+    ``width``, ``height``, ``points``, ``drawn``, ``pixels_lit``, ``communities``,
+    ``leaders_marked``, ``labels`` (one dict per drawn label: community, name, vertex, box
+    as pixel (x0, y0, x1, y1), y down), ``skipped_labels``, ``legend`` (its lines),
+    ``spread``, ``seconds`` and ``stage_seconds`` (check_project, aggregate, shade,
+    overlays, encode_png).
     """
     t0 = time.perf_counter()
     width, height = int(width), int(height)
@@ -224,7 +228,7 @@ def render_png(
         raise InvalidArgumentError(f"spread must be in [0, 20] pixels or None, got {spread}")
     if not 0.0 <= float(min_alpha) <= 1.0:
         raise InvalidArgumentError(f"min_alpha must be in [0, 1], got {min_alpha}")
-    inp = check_inputs(coords, community, names=names, leaders=leaders)
+    inp = check_inputs(coords, community, names=names, sizes=sizes, leaders=leaders)
     n, ncomm = inp.coords.shape[0], len(inp.names)
     rgb = colour_of_community(inp.sizes)
     colours = np.vstack([rgb, np.array([NONE_RGB], dtype=np.uint8)]).astype(np.float32)
@@ -250,7 +254,7 @@ def render_png(
     t3 = time.perf_counter()
     del acc
     img = img.reshape(height, width, 3)
-    labels, skipped, marked, t4 = _composite(
+    labels, skipped, marked, legend, t4 = _composite(
         path, img, pos, inp, rgb, title, label_top, mark_top, legend_top, background
     )
     t5 = time.perf_counter()
@@ -265,6 +269,7 @@ def render_png(
         "leaders_marked": marked,
         "labels": labels,
         "skipped_labels": skipped,
+        "legend": legend,
         "spread": r,
         "seconds": t5 - t0,
         "stage_seconds": {
@@ -327,8 +332,8 @@ def _composite(path, img, pos, inp, rgb, title, label_top, mark_top, legend_top,
     order = _by_size(inp.sizes)
     # Legend: the biggest communities, a swatch, the label and the size.
     top = [int(c) for c in order[: max(int(legend_top), 0)] if inp.sizes[c] > 0]
+    lines = [f"{inp.names[c]}  ({int(inp.sizes[c]):,})" for c in top]
     if top:
-        lines = [f"{inp.names[c]}  ({int(inp.sizes[c]):,})" for c in top]
         lh = 1.35 * font_px
         tw = max(measure(s, font_px)[0] for s in lines)
         x0, y0 = pad, pad + (boxes[0][3] + pad if boxes else 0)
@@ -399,4 +404,4 @@ def _composite(path, img, pos, inp, rgb, title, label_top, mark_top, legend_top,
         img[on] = np.clip(img[on] * (1.0 - fa) + over[:, :, :3][on] * fa + 0.5, 0, 255)
     t = time.perf_counter()
     Image.fromarray(img, "RGB").save(path, format="PNG", compress_level=PNG_COMPRESSION)
-    return labels, skipped, marked, t
+    return labels, skipped, marked, lines, t
