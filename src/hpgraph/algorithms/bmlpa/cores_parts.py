@@ -61,7 +61,7 @@ import numpy as np
 from numba import njit
 
 from hpgraph.algorithms._owners import ghost_slots, joined, to_owners
-from hpgraph.algorithms.bmlpa.initial import _contains, _core_of
+from hpgraph.algorithms.bmlpa.initial import _contains, _core_of, _labels_of_pairs
 from hpgraph.algorithms.bmlpa.parts import _subscribers
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.engine.bsp import run_bsp
@@ -315,31 +315,6 @@ def _by_subscriber(ch, val, sub_ptr, sub_rank, sub_pos, parts):
     return qptr, pos, out
 
 
-@njit(**NUMBA_FLAGS)
-def _own_labels(own, lo, slot, head):
-    """Initial label rows of the own vertices from (own slot, core label) pairs, as
-    :func:`~hpgraph.algorithms.bmlpa.initial._labels_from_cores` gives the whole graph's:
-    each core's label 1/k, or the vertex's own id."""
-    k = np.zeros(own, dtype=np.int64)
-    for t in range(slot.shape[0]):
-        k[slot[t]] += 1
-    ptr = np.zeros(own + 1, dtype=np.int64)
-    for v in range(own):
-        ptr[v + 1] = ptr[v] + max(k[v], 1)
-    lab = np.empty(ptr[own], dtype=np.int32)
-    fill = ptr[:-1].copy()
-    for t in range(slot.shape[0]):
-        lab[fill[slot[t]]] = head[t]
-        fill[slot[t]] += 1
-    coef = np.empty(ptr[own], dtype=np.float64)
-    for v in range(own):
-        if k[v] == 0:
-            lab[ptr[v]] = lo + v
-        lab[ptr[v] : ptr[v + 1]].sort()
-        coef[ptr[v] : ptr[v + 1]] = 1.0 / (ptr[v + 1] - ptr[v])
-    return ptr, lab, coef
-
-
 # ------------------------------------------------------------------ the program
 def _fetch_rows(peer, sp, gh):
     """Superstep 0 of the module docstring: (ghosts' degrees, local rows as slots, row
@@ -486,7 +461,7 @@ def _cores_program(peer, sp, seed, kept):
         skipped = np.zeros(0, dtype=np.int64)
     mem_slot = np.concatenate([np.zeros(0, np.int64), *mem_slot]).astype(np.int64)
     mem_head = np.concatenate([np.zeros(0, np.int64), *mem_head])
-    kept["labels"] = _own_labels(own, lo, mem_slot, mem_head)
+    kept["labels"] = _labels_of_pairs(own, lo, mem_slot, mem_head)
     c_len = np.concatenate([np.zeros(0, np.int64), *c_len])
     cptr = np.zeros(c_len.shape[0] + 1, dtype=np.int64)
     np.cumsum(c_len, out=cptr[1:])

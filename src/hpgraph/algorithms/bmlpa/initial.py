@@ -108,24 +108,31 @@ def _rough_cores(indptr, indices, order, key):
 def _labels_from_cores(n, core_ptr, members):
     """Initial CSR: each vertex gets the label of every core it is in (the core's first
     vertex), 1/k each, or its own label."""
-    k = np.zeros(n, dtype=np.int64)
-    for t in range(members.shape[0]):
-        k[members[t]] += 1
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    for v in range(n):
-        ptr[v + 1] = ptr[v] + max(k[v], 1)
-    lab = np.empty(ptr[n], dtype=np.int32)
-    fill = ptr[:-1].copy()
+    head = np.empty(members.shape[0], dtype=np.int64)
     for c in range(core_ptr.shape[0] - 1):
-        label = members[core_ptr[c]]  # a core is named by its first vertex
-        for t in range(core_ptr[c], core_ptr[c + 1]):
-            v = members[t]
-            lab[fill[v]] = label
-            fill[v] += 1
-    coef = np.empty(ptr[n], dtype=np.float64)
-    for v in range(n):
+        head[core_ptr[c] : core_ptr[c + 1]] = members[core_ptr[c]]  # named by its first
+    return _labels_of_pairs(n, 0, members, head)
+
+
+@njit(**NUMBA_FLAGS)
+def _labels_of_pairs(own, lo, slot, head):
+    """Initial label rows of vertices ``lo .. lo + own - 1`` from (vertex - lo, core
+    label) pairs: each core's label 1/k, or the vertex's own id; rows sorted."""
+    k = np.zeros(own, dtype=np.int64)
+    for t in range(slot.shape[0]):
+        k[slot[t]] += 1
+    ptr = np.zeros(own + 1, dtype=np.int64)
+    for v in range(own):
+        ptr[v + 1] = ptr[v] + max(k[v], 1)
+    lab = np.empty(ptr[own], dtype=np.int32)
+    fill = ptr[:-1].copy()
+    for t in range(slot.shape[0]):
+        lab[fill[slot[t]]] = head[t]
+        fill[slot[t]] += 1
+    coef = np.empty(ptr[own], dtype=np.float64)
+    for v in range(own):
         if k[v] == 0:
-            lab[ptr[v]] = v
+            lab[ptr[v]] = lo + v
         lab[ptr[v] : ptr[v + 1]].sort()
         coef[ptr[v] : ptr[v + 1]] = 1.0 / (ptr[v + 1] - ptr[v])
     return ptr, lab, coef
