@@ -135,10 +135,16 @@ def _parse_count(text: str, what: str) -> int:
         ) from None
 
 
+def _generated(source) -> bool:
+    """Whether ``source`` names generated data (``mention:N:M[:HASHTAGS]``), not a file."""
+    text = str(source)
+    return text.startswith("mention:") and not Path(text).exists()
+
+
 def load_mentions(source, *, seed=0, progress=None):
     """Mentions from a file, or generated from ``mention:N:M[:HASHTAGS]``."""
     text = str(source)
-    if text.startswith("mention:") and not Path(text).exists():
+    if _generated(source):
         parts = text.split(":")[1:]
         if len(parts) not in (2, 3):
             raise InvalidArgumentError(
@@ -326,8 +332,7 @@ def _read_part(source, runtime, seed):
     from hpgraph.io.mentions import Mentions
     from hpgraph.runtimes.mpi.mentions import mentions_part, read_mentions_part
 
-    text = str(source)
-    if isinstance(source, Mentions) or (text.startswith("mention:") and not Path(text).exists()):
+    if isinstance(source, Mentions) or _generated(source):
         whole = source if isinstance(source, Mentions) else load_mentions(source, seed=seed)
         return mentions_part(whole, runtime.comm)
     return read_mentions_part(source, runtime.comm)
@@ -410,9 +415,10 @@ def run_communities(
                 f"({m.tagged_share():.0%} of mentions tagged, {tagged_users:,} users with one)"
             )
             if mpi:
-                own = runtime.comm.allgather(g.hi - g.lo)
-                info["_line"] += f"; {len(own)} ranks holding {min(own):,}-{max(own):,} each"
                 info.update(_ranks_held(runtime.comm, g))
+                own = info.get("rank_users")  # rank 0's, which reports
+                if own:
+                    info["_line"] += f"; {len(own)} ranks holding {min(own):,}-{max(own):,} each"
         with stages.stage("communities") as (p, info):
             cover = bmlpa(
                 g, b=b, initial=labels, max_labels=cap, tolerance=tolerance, update=update,

@@ -67,7 +67,7 @@ def read_mentions(path, *, progress=None) -> Mentions:
     if p.is_dir():
         raise GraphFormatError("is a directory, not a mention file", path)
     say("reading")
-    if p.suffix.lower() in (".parquet", ".pq") or _has_parquet_magic(p):
+    if _is_parquet(p):
         src, dst, ptr, vals, dictionary, where = _read_parquet(path)
     else:
         src, dst, ptr, vals, dictionary, where = _read_text(path)
@@ -79,6 +79,11 @@ def read_mentions(path, *, progress=None) -> Mentions:
     say("graph")
     graph = Graph.from_edges(s, d, n=n, directed=True, ids=ids, name=name)
     return Mentions(graph, s, d, ptr, tags, names, str(path))
+
+
+def _is_parquet(p: Path) -> bool:
+    """Whether a mention file is read as Parquet: by its name, or by its first bytes."""
+    return p.suffix.lower() in (".parquet", ".pq") or _has_parquet_magic(p)
 
 
 def _has_parquet_magic(p: Path) -> bool:

@@ -172,9 +172,10 @@ def _parse_text(buf, path, *, first_line=1, share=False, str_ids=False):
     try:
         values.validate(full=True)
     except pa.ArrowInvalid:
-        if share:
+        if share:  # the share's own lines, numbered from first_line
             _bad_utf8(path, tags, offsets, ptr, lambda r: first_line - 1 + _line_in(buf, r))
-        _bad_utf8(path, tags, offsets, ptr, lambda r: _text_line_of(path, r))
+        else:
+            _bad_utf8(path, tags, offsets, ptr, lambda r: _text_line_of(path, r))
     vals, dictionary = _dict_encoded(values)
     if share:
         return src, dst, ptr, vals, dictionary, None, users

@@ -107,12 +107,12 @@ def read_mentions_part(path, comm=None) -> MentionPart:
     """Read a mention file with the ranks of ``comm`` (default: every rank), each
     keeping its own users (see the module docstring). Collective: every rank gets its
     part, or every rank the same one-line error."""
-    from hpgraph.io.mentions import read_mentions
+    from hpgraph.io.mentions import _is_parquet, read_mentions
 
     MPI = load_mpi()
     comm = MPI.COMM_WORLD if comm is None else comm
     name = graph_name(path)
-    parquet = _is_parquet(path)
+    parquet = _is_parquet(Path(path))
     if comm.Get_size() == 1 or (not parquet and str(path).endswith(".gz")):
         try:
             m, problem = read_mentions(path), None
@@ -120,13 +120,13 @@ def read_mentions_part(path, comm=None) -> MentionPart:
             m, problem = None, _problem(e)
         _agree(comm, path, problem)
         return mentions_part(m, comm)
-    src, dst, ptr, tags, names = (_parquet_share if parquet else _text_share)(comm, path)
+    src, dst, ints, ptr, tags, names = (_parquet_share if parquet else _text_share)(comm, path)
     mentions = comm.allreduce(len(src))
     if mentions == 0:
         why = "the table has no rows" if parquet else "the file has only comments or blank lines"
         raise GraphFormatError(f"no mentions ({why})", path)
     tagged = comm.allreduce(int(np.count_nonzero(np.diff(ptr))))
-    s, d, ids, n = renumber(comm, MPI, [[src], [dst]], _all_ints(comm, src, dst))
+    s, d, ids, n = renumber(comm, MPI, [[src], [dst]], ints)
     del src, dst
     pair_users = np.repeat(s, np.diff(ptr))  # one (user, tag) pair per tag of a mention
     edges = [s, d, None]
@@ -183,17 +183,10 @@ def gather_graph(mp: MentionPart, root: int = 0) -> MentionPart | None:
 
 
 # ------------------------------------------------------------------------------ shares
-def _is_parquet(path) -> bool:
-    """Whether :func:`~hpgraph.io.mentions.read_mentions` reads ``path`` as Parquet."""
-    from hpgraph.io.mentions import _has_parquet_magic
-
-    p = Path(path)
-    return p.suffix.lower() in (".parquet", ".pq") or _has_parquet_magic(p)
-
-
 def _text_share(comm, path):
-    """This rank's share of a text file: ``(src, dst, ptr, tags, names)`` (users as
-    arrow columns, tags global numbers of ``names``, every hashtag)."""
+    """This rank's share of a text file: ``(src, dst, ints, ptr, tags, names)`` (users as
+    arrow columns, integers on every rank or strings on every rank (``ints``), tags
+    global numbers of ``names``, every hashtag)."""
     from hpgraph.io.mentions.text import _parse_text, _text_line_of, _user_columns
 
     rank, size = comm.Get_rank(), comm.Get_size()
@@ -221,7 +214,7 @@ def _text_share(comm, path):
     def where(row):
         return f"mention {row0 + row + 1}", _text_line_of(path, row0 + row)
 
-    return (src, dst) + _global_tags(comm, path, ptr, vals, dictionary, where)
+    return (src, dst, ints) + _global_tags(comm, path, ptr, vals, dictionary, where)
 
 
 def _parquet_share(comm, path):
@@ -244,9 +237,10 @@ def _parquet_share(comm, path):
         problem = _problem(e)
     _agree(comm, path, problem)
     src, dst, ptr, vals, dictionary, where = found
-    if not _all_ints(comm, src, dst) and is_int_type(src.type):
+    ints = _all_ints(comm, src, dst)
+    if not ints and is_int_type(src.type):
         src, dst = src.cast(pa.string()), dst.cast(pa.string())
-    return (src, dst) + _global_tags(comm, path, ptr, vals, dictionary, where)
+    return (src, dst, ints) + _global_tags(comm, path, ptr, vals, dictionary, where)
 
 
 def _all_ints(comm, src, dst) -> bool:
