@@ -88,6 +88,28 @@ def test_pagerank_matches_networkx(shape, directed, weighted, threads):
     np.testing.assert_allclose(conv["rank"], [ref[v] for v in range(g.n)], rtol=1e-6)
 
 
+@pytest.mark.parametrize("shape,directed,weighted", CASES)
+def test_pagerank_in_single_precision(shape, directed, weighted, threads):
+    # float32 ranks and contributions (GAP's precision): the same ranks as double within
+    # single precision's reach, and the verifier's SciPy iteration within 1e-4; a lost or
+    # doubled contribution moves a rank by far more than 1e-5 of it
+    g = make_shape(shape, directed, False)
+    r64 = pagerank(g, iterations=30, threads=threads)
+    r32 = pagerank(g, iterations=30, threads=threads, dtype="float32")
+    assert r32["rank"].dtype == np.float32 and r32.meta["dtype"] == "float32"
+    verify_pagerank(g, r32, iterations=30)
+    np.testing.assert_allclose(r32["rank"], r64["rank"], rtol=1e-5, atol=0)
+    same = pagerank(g, iterations=30, threads=threads, dtype=np.float32)
+    np.testing.assert_array_equal(same["rank"], r32["rank"])
+
+
+def test_pagerank_dtype_is_checked():
+    g = Graph.from_edges([0, 1], [1, 2], n=3)
+    for bad in ("float16", "int64", np.int32, ["float32"]):
+        with pytest.raises(InvalidArgumentError, match="dtype must be float64 or float32"):
+            pagerank(g, dtype=bad)
+
+
 def test_results_are_reported_in_user_ids():
     ids = np.array([100, 7, 42, 9], dtype=np.int64)
     g = Graph.from_edges([0, 1, 2], [1, 2, 3], n=4, directed=False, ids=ids)

@@ -78,6 +78,22 @@ def test_peers_agree_on_a_small_kronecker_graph(monkeypatch):
     assert report.graphs[0]["bytes_per_edge"] > 4
 
 
+def test_pagerank_in_single_precision_against_double_peers():
+    # hpgraph's PageRank in float32 (GAP's precision), verified, the peers in double
+    g = kronecker(8, seed=1)
+    report = run_bench(
+        ["pagerank"], [("kron8", g)], trials=1, threads=1, quiet=True,
+        competitors=["scipy"], pagerank_dtype="float32",
+    )  # fmt: skip
+    assert report.ok
+    rows = {r["system"]: r for r in report.rows}
+    assert rows["hpgraph"]["note"] == "float32" and rows["hpgraph"]["check"] == "verified"
+    assert rows["scipy"]["agree"], rows["scipy"]["check"]
+    assert "hpgraph in float32" in report.env["pagerank"]
+    with pytest.raises(InvalidArgumentError, match="pagerank_dtype"):
+        run_bench(["pagerank"], [("kron8", g)], quiet=True, pagerank_dtype="half")
+
+
 def test_report_files(tmp_path, monkeypatch):
     monkeypatch.setattr(harness, "_hpgraph_kernels", lambda: ({}, {}, "hidden by the test"))
     md, csv = tmp_path / "b.md", tmp_path / "b.csv"

@@ -152,6 +152,13 @@ def test_wcc_and_pagerank_results(edges, tmp_path):
     assert rank["x"] == pytest.approx(rank["y"]) == pytest.approx(rank["z"])
     assert rank["b"] > rank["a"] and rank["c"] > rank["d"]
 
+    ok("run", "pagerank", edges, "-t", "2", "--verify", "--iterations", "30", "--dtype",
+       "float32", "-o", tmp_path / "pr32.parquet")  # fmt: skip
+    t32 = pq.read_table(tmp_path / "pr32.parquet")
+    assert t32.schema.field("rank").type == "float"
+    single = dict(zip(*t32.to_pydict().values(), strict=True))
+    assert single == pytest.approx(rank, rel=1e-5)
+
 
 def test_stats_table_and_default_source_on_a_generated_graph():
     r = ok("run", "sssp", "kronecker:5", "-t", "2", "--stats", "--verify")

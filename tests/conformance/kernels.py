@@ -84,6 +84,10 @@ def check_pagerank(g, rt):
     r = pagerank(hold(g, "pagerank"), iterations=30, runtime=rt)
     verify_pagerank(g, r, iterations=30)
     assert abs(r["rank"].sum() - 1.0) < 1e-9
+    single = pagerank(hold(g, "pagerank"), iterations=30, dtype="float32", runtime=rt)
+    assert single["rank"].dtype == np.float32
+    verify_pagerank(g, single, iterations=30)
+    np.testing.assert_allclose(single["rank"], r["rank"], rtol=1e-5)
     conv = pagerank(hold(g, "pagerank"), iterations=1000, tolerance=1e-13, runtime=rt)
     ref = nx.pagerank(to_networkx(g), alpha=0.85, tol=1e-14, max_iter=10_000, weight=None)
     np.testing.assert_allclose(conv["rank"], [ref[v] for v in range(g.n)], rtol=1e-6)

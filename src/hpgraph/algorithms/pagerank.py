@@ -5,7 +5,10 @@ iterations, LDBC Graphalytics definition: PR_0 = 1/n and
               + d/n * sum_{w dangling} PR_{i-1}(w)
 
 (multi-edges count with multiplicity, as in NetworkX). With ``tolerance`` it stops early
-once the L1 change of an iteration drops below it.
+once the L1 change of an iteration drops below it. ``dtype="float32"`` keeps ranks and
+contributions in single precision, as the GAP reference does (``ScoreT`` is ``float``):
+half the bytes per vertex on the pull's random reads, about 1.5x faster on Kronecker 20,
+and within 2e-5 relative of double precision there (docs/algorithms/pagerank.md).
 
 Vertex program: each vertex broadcasts rank/outdeg (sum combiner: one value per receiver,
 never one per edge); dangling vertices put their rank in a sum aggregator read by everyone
@@ -44,15 +47,22 @@ def _pagerank_compute(ctx, v):
         ctx.vote_to_halt(v)
 
 
-PAGERANK = vertex_program(
-    _pagerank_compute,
-    value=np.float64,
-    message=np.float64,
-    combiner="sum",
-    aggregators=("sum", "sum"),  # dangling rank, L1 change
-    params=("damping", "iterations"),
-    name="pagerank",
-)
+def _program(dtype, name):
+    return vertex_program(
+        _pagerank_compute,
+        value=dtype,
+        message=dtype,
+        combiner="sum",
+        aggregators=("sum", "sum"),  # dangling rank, L1 change (float64 either way)
+        params=("damping", "iterations"),
+        name=name,
+    )
+
+
+PAGERANK = _program(np.float64, "pagerank")
+#: single precision: the same program with float32 ranks and messages (sums in float32)
+PAGERANK32 = _program(np.float32, "pagerank32")
+_PROGRAMS = {"float64": PAGERANK, "float32": PAGERANK32}
 
 
 def pagerank(
@@ -61,13 +71,16 @@ def pagerank(
     damping=0.85,
     iterations=20,
     tolerance=None,
+    dtype="float64",
     threads=None,
     runtime=None,
     progress=False,
     checkpoint=None,
 ):
-    """Rank of every vertex (sums to 1). ``checkpoint``: superstep checkpoints and
-    resume (:class:`hpgraph.engine.checkpoint.Checkpoints`)."""
+    """Rank of every vertex (sums to 1). ``dtype``: ``"float64"`` (default) or
+    ``"float32"`` (single-precision ranks and contributions, as GAP; the rank column is
+    then float32). ``checkpoint``: superstep checkpoints and resume
+    (:class:`hpgraph.engine.checkpoint.Checkpoints`)."""
     check_graph(graph, parts=True)
     if not 0.0 <= damping <= 1.0:
         raise InvalidArgumentError(f"damping must lie in [0, 1], got {damping}")
@@ -75,6 +88,9 @@ def pagerank(
         raise InvalidArgumentError(f"iterations must be a whole number >= 0, got {iterations}")
     if tolerance is not None and tolerance <= 0:
         raise InvalidArgumentError(f"tolerance must be > 0, got {tolerance}")
+    key = np.dtype(dtype).name if isinstance(dtype, type | np.dtype) else dtype
+    if not isinstance(key, str) or key not in _PROGRAMS:
+        raise InvalidArgumentError(f"dtype must be float64 or float32, got {dtype!r}")
     n = graph.n
 
     def master(mc):
@@ -83,7 +99,7 @@ def pagerank(
             mc.halt()
 
     job = run(
-        PAGERANK,
+        _PROGRAMS[key],
         graph,
         params={"damping": damping, "iterations": iterations},
         values=1.0 / max(n, 1),
@@ -100,5 +116,10 @@ def pagerank(
         graph,
         {"rank": job.values},
         job,
-        meta={"damping": damping, "iterations": iters, "converged": job.stopped_by == "master"},
+        meta={
+            "damping": damping,
+            "iterations": iters,
+            "converged": job.stopped_by == "master",
+            "dtype": key,
+        },
     )

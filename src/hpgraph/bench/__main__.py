@@ -51,6 +51,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--iterations", type=int, default=20, help="PageRank iterations [20]")
     p.add_argument("--damping", type=float, default=0.85)
+    p.add_argument(
+        "--pagerank-dtype",
+        choices=("float64", "float32"),
+        default="float64",
+        help="hpgraph's PageRank precision; float32 as GAP keeps its scores [float64]",
+    )
     p.add_argument("--out", default=None, help="write a .md or .csv report")
     p.add_argument(
         "--gap",
@@ -87,6 +93,7 @@ def main(argv=None) -> int:
             seed=args.seed,
             damping=args.damping,
             iterations=args.iterations,
+            pagerank_dtype=args.pagerank_dtype,
             gap=args.gap,
         )
     except HPGraphError as exc:

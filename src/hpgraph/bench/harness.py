@@ -124,6 +124,7 @@ def run_bench(
     seed=0,
     damping=0.85,
     iterations=20,
+    pagerank_dtype="float64",
     networkx_max_edges=200_000,
     console=None,
     quiet=False,
@@ -140,9 +141,11 @@ def run_bench(
     (default: all cores); ``roots`` BFS/SSSP sources per graph; ``verify`` runs hpgraph's
     verifiers; ``out`` a ``.md``/``.csv`` path (or None). ``competitors`` restricts the
     competing libraries by name (default: all importable); ``peers`` is its old name, still
-    accepted. ``gap``: a directory with the GAP Benchmark Suite's built programs, timed
-    on the same graphs (:mod:`hpgraph.bench.gap`). Returns the :class:`BenchReport`;
-    ``report.ok`` is False if an hpgraph kernel failed or did not verify.
+    accepted. ``pagerank_dtype``: hpgraph's PageRank precision, ``"float32"`` as GAP
+    keeps its scores (the competitors stay in double). ``gap``: a directory with the GAP
+    Benchmark Suite's built programs, timed on the same graphs (:mod:`hpgraph.bench.gap`).
+    Returns the :class:`BenchReport`; ``report.ok`` is False if an hpgraph kernel failed
+    or did not verify.
     """
     from hpgraph.bench.report import print_report, write_report
 
@@ -168,7 +171,11 @@ def run_bench(
             raise InvalidArgumentError("give competitors= or its old name peers=, not both")
         competitors = peers
     threads = int(threads or DEFAULT_THREADS)
-    params = {"damping": float(damping), "iterations": int(iterations)}
+    if pagerank_dtype not in ("float64", "float32"):
+        raise InvalidArgumentError(
+            f"pagerank_dtype must be float64 or float32, got {pagerank_dtype!r}"
+        )
+    params = {"damping": float(damping), "iterations": int(iterations), "dtype": pagerank_dtype}
     suite = GapSuite(gap) if gap is not None else None
     specs = [parse_graph_spec(s) if isinstance(s, str) else s for s in graphs]
 
@@ -324,7 +331,9 @@ def _bench_hpgraph(report, runner, gr, kernel, hp, verifiers, hp_missing, verify
         row = missing_row(kernel, g, size, "hpgraph", f"ERROR {type(exc).__name__}: {exc}")
         report.failures.append(f"{kernel} on {g.name}: {type(exc).__name__}: {exc}")
     else:
-        row["note"] = ""
+        row["note"] = (
+            "float32" if "dtype" in algo.bench.params and params["dtype"] != "float64" else ""
+        )
         if not row["agree"]:
             report.failures.append(f"{kernel} on {g.name}: {row['check']}")
     row["threads"] = f"{threads} threads"
@@ -440,7 +449,8 @@ def _environment(threads, trials, roots, seed, params, adapters, hp_missing):
         "trials": trials,
         "roots": roots,
         "seed": seed,
-        "pagerank": f"damping {params['damping']}, {params['iterations']} iterations",
+        "pagerank": f"damping {params['damping']}, {params['iterations']} iterations, "
+        f"hpgraph in {params['dtype']}",
         "openmp": ", ".join(
             f"{k}={os.environ[k]}"
             for k in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY")

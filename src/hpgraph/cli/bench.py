@@ -70,6 +70,13 @@ __all__ = ["bench", "demo"]
 @click.option("--damping", type=float, default=0.85, show_default=True)
 @count_option("--iterations", default=20, minimum=0, help="PageRank iterations.")
 @click.option(
+    "--pagerank-dtype",
+    type=click.Choice(["float64", "float32"]),
+    default="float64",
+    show_default=True,
+    help="hpgraph's PageRank precision; float32 as GAP keeps its scores.",
+)
+@click.option(
     "--output", "-o", type=click.Path(dir_okay=False), help="Also write the report: .md or .csv."
 )
 @click.option(
@@ -92,6 +99,7 @@ def bench(
     seed,
     damping,
     iterations,
+    pagerank_dtype,
     output,
     gap,
 ):
@@ -130,6 +138,7 @@ def bench(
         seed=seed,
         damping=damping,
         iterations=iterations,
+        pagerank_dtype=pagerank_dtype,
         gap=gap,
     )
     if not report.ok:
