@@ -146,14 +146,16 @@ def test_wcc_and_pagerank_results(edges, tmp_path):
     r = ok("run", "pagerank", edges, "-t", "1", "--verify", "--iterations", "30", "-o",
            tmp_path / "pr.parquet")  # fmt: skip
     assert "top 5 vertices by rank" in r.stdout and "iterations  30" in r.stdout
+    r_double = r.stdout
     t = pq.read_table(tmp_path / "pr.parquet").to_pydict()
     rank = dict(zip(t["vertex"], t["rank"], strict=True))
     assert math.isclose(sum(rank.values()), 1.0, rel_tol=1e-9)
     assert rank["x"] == pytest.approx(rank["y"]) == pytest.approx(rank["z"])
     assert rank["b"] > rank["a"] and rank["c"] > rank["d"]
 
-    ok("run", "pagerank", edges, "-t", "2", "--verify", "--iterations", "30", "--dtype",
-       "float32", "-o", tmp_path / "pr32.parquet")  # fmt: skip
+    r = ok("run", "pagerank", edges, "-t", "2", "--verify", "--iterations", "30", "--dtype",
+           "float32", "-o", tmp_path / "pr32.parquet")  # fmt: skip
+    assert "precision   float32" in r.stdout and "precision" not in r_double
     t32 = pq.read_table(tmp_path / "pr32.parquet")
     assert t32.schema.field("rank").type == "float"
     single = dict(zip(*t32.to_pydict().values(), strict=True))

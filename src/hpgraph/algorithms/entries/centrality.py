@@ -40,7 +40,10 @@ def _report_pagerank(result):
         ("#", "vertex", "rank"),
         [(str(i), str(scalar(ids[v])), f"{rank[v]:.6g}") for i, v in enumerate(top.tolist(), 1)],
     )
-    return [("iterations", it), ("rank sum", f"{rank.sum():.6f}")], table
+    rows = [("iterations", it), ("rank sum", f"{rank.sum():.6f}")]
+    if meta.get("dtype", "float64") != "float64":
+        rows.append(("precision", f"{meta['dtype']} (ranks and sums; within about 1e-5 of double)"))
+    return rows, table
 
 
 def _brief_pagerank(result):
