@@ -309,6 +309,7 @@ class _Job:
         self.pulled_last = False  # the last delivery ran pull-style
         self.bits = None  # the senders' bitmap of a pull (made on first need)
         self.no_bits = np.zeros(0, dtype=np.uint64)  # a pull that reads no bitmap
+        self.bits_marked = False  # compute marked this superstep's senders in self.bits
         self._warm_up()
         rt.prepare(self)
         self.setup_s = time.perf_counter() - t0
@@ -392,7 +393,7 @@ class _Job:
         none.flags.writeable = False  # like the chunks kept on the graph
         self.no_chunks = none
         self.compute_part = codegen.entry_point(
-            prog, k.compute_part, empty, False, none, self.no_woken
+            prog, k.compute_part, empty, False, none, self.no_woken, self.no_bits
         )
         zeros = np.zeros(self.partition.parts, dtype=np.int64)
         dargs = (*self.edge_arrays(False), self.offsets, zeros, self.all_dst, self.all_val)
@@ -463,6 +464,7 @@ class _Job:
         """The compute phase of superstep ``ss``: the dense kernel (threads take chunks)
         or every part's compute over its own range (all of it in superstep 0 and after
         a chunked pull, which lists no receivers)."""
+        self.bits_marked = False
         if not dense:
             scan = (ss == 0 and self.scan_first) or self.rescan
             woken, chunks = self.woken, self.no_chunks
@@ -470,7 +472,7 @@ class _Job:
                 chunks = self.chunks
             self.rescan = False
             self.woken = self.no_woken
-            args = (scan, chunks, woken)
+            args = (scan, chunks, woken, self._bits_to_mark())
             return self.rt.run_parts(self.compute_part, lambda p: (self.ctx(p), *args))
         in_ip, in_ix, _ = self.edge_arrays(True)
         self.next_chunk[0] = 0
@@ -675,9 +677,28 @@ class _Job:
             self.woken_buf = np.zeros(chunks.shape[0] - 1, dtype=np.int64)
         return self.woken_buf
 
+    def _bits_to_mark(self):
+        """The bitmap the next compute marks its senders in (zeroed), or an empty one:
+        marked as they are counted while the last delivery was a pull with the "any"
+        combiner on shared memory (bottom-up BFS goes on pulling), which then needs no
+        ``mark_senders`` pass of its own."""
+        self.bits_marked = (
+            self.pulled_last
+            and self.pooled
+            and self.program.combiner == "any"
+            and self.bits is not None
+        )
+        if not self.bits_marked:
+            return self.no_bits
+        self.bits[:] = 0
+        return self.bits
+
     def _sender_bits(self):
         """The senders of this superstep as a bitmap (a bit per vertex), which a pull
-        tests for each in-edge it walks (``mark_senders``)."""
+        tests for each in-edge it walks (``mark_senders``, unless compute marked them)."""
+        if self.bits_marked:
+            self.bits_marked = False
+            return self.bits
         if self.bits is None:
             self.bits = np.zeros((self.graph.n + 63) // 64, dtype=np.uint64)
         else:

@@ -98,12 +98,14 @@ def _asleep(state, has_msg, v):
 
 
 @njit(**NUMBA_FLAGS)
-def compute_part(ctx, force_dense, chunks, woken):
+def compute_part(ctx, force_dense, chunks, woken, bits):
     """Compute phase of one part; its results are left in ctx.counters (its own row).
     The vertices visited: all of the part (``force_dense``), the part's candidate list,
     or, after a chunked pull that listed its receivers per chunk (``woken``, not empty:
     chunk i's receivers are ``candidates[chunks[i]:chunks[i] + woken[i]]``), those of the
-    chunks that overlap the part, each taken by the part that owns it."""
+    chunks that overlap the part, each taken by the part that owns it. With ``bits``
+    (not empty, zeroed by the caller) the part's senders are marked there as they are
+    counted: the frontier of a pull that follows (``mark_senders`` in the same pass)."""
     lo, hi = ctx.lo, ctx.hi
     c = ctx.counters
     state, has_msg, sending = ctx.state, ctx.has_msg, ctx.sending
@@ -153,10 +155,13 @@ def compute_part(ctx, force_dense, chunks, woken):
     nsent = c[_SENDERS]
     edges = 0
     local = 0
+    marking = bits.shape[0] > 0
     for i in range(lo, lo + nsent):
         u = senders[i]
         edges += indptr[u + 1] - indptr[u]
         local += local_degree[u]
+        if marking:
+            _set_bit(bits, u, lo, hi)
     dsts = ctx.direct_dst
     ndirect = len(dsts)
     direct_local = 0
@@ -271,6 +276,21 @@ def _receive(inbox, has_msg, state, nxt, lo, d, m, ncand):
 
 
 @njit(**NUMBA_FLAGS, inline="always")
+def _set_bit(bits, u, lo, hi):
+    """Set vertex u's bit in ``bits``; atomically when its word also holds vertices
+    outside [lo, hi), the range this thread alone marks."""
+    w = u >> 6
+    bit = np.uint64(1) << np.uint64(u & 63)
+    if w * 64 >= lo and w * 64 + 64 <= hi:
+        bits[w] |= bit
+    else:
+        while True:
+            old = bits[w]
+            if compare_and_swap(bits, w, old, old | bit) == old:
+                break
+
+
+@njit(**NUMBA_FLAGS, inline="always")
 def _sent(bits, u):
     """Whether vertex u's bit is set in ``bits`` (one bit per vertex, 64 to a word)."""
     return (bits[u >> np.uint64(6)] >> (u & np.uint64(63))) & np.uint64(1) != 0
@@ -285,16 +305,7 @@ def mark_senders(ctx, bits):
     lo, hi = ctx.lo, ctx.hi
     senders = ctx.senders
     for i in range(lo, lo + ctx.counters[_SENDERS]):
-        u = senders[i]
-        w = u >> 6
-        bit = np.uint64(1) << np.uint64(u & 63)
-        if w * 64 >= lo and w * 64 + 64 <= hi:
-            bits[w] |= bit
-        else:
-            while True:
-                old = bits[w]
-                if compare_and_swap(bits, w, old, old | bit) == old:
-                    break
+        _set_bit(bits, senders[i], lo, hi)
 
 
 @njit(**NUMBA_FLAGS, inline="always")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 
 from hpgraph import config
 from hpgraph.engine.bsp import BSPResult, PeerStopped, close_peers, make_peers, merge_peer_stats
@@ -113,10 +113,17 @@ class LocalRuntime(Runtime):
             watch.progress(what)
 
     def run_parts(self, fn, args_of_part):
+        """Part 0 runs on the calling thread, the others on the pool: one thread
+        hand-off fewer per call (a BFS superstep makes three calls; on a busy machine a
+        woken thread may wait for a core)."""
         if self._pool is None:
             return [timed(fn, args_of_part(0))]
-        futures = [self._pool.submit(timed, fn, args_of_part(p)) for p in self.local_parts]
-        return [f.result() for f in futures]  # re-raises a part's exception here
+        futures = [self._pool.submit(timed, fn, args_of_part(p)) for p in self.local_parts[1:]]
+        try:
+            first = timed(fn, args_of_part(0))
+        finally:  # no part may still run when this returns or raises
+            wait(futures)
+        return [first, *(f.result() for f in futures)]  # re-raises a part's exception here
 
     def run_bsp(self, program, args, peers=None, checkpoint=None):
         """One peer per part (thread); ``peers`` was fixed when this runtime was made."""
