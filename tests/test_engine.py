@@ -391,6 +391,26 @@ def test_kernels_are_cached_across_processes(tmp_path):
     assert list((tmp_path / "kernels").glob("hpk_*.py"))
 
 
+def test_kernel_fingerprint_covers_the_engine_modules_compiled_in(monkeypatch):
+    # numba's cache checks only the kernel file's date: an edit of the context's methods
+    # (which every compute calls) or the atomics must give a fresh kernel module
+    import inspect
+
+    from hpgraph.algorithms.wcc import WCC
+    from hpgraph.engine import codegen, context, superstep
+
+    template = inspect.getsource(superstep)
+    key = codegen._fingerprint(WCC, template)
+    real = codegen._engine_sources()
+    assert "def combine_sum" in real and "def fetch_add" in real
+    for edit in (real.replace("def combine_sum", "def combine_sum_"), real + "\n# edited"):
+        monkeypatch.setattr(codegen, "_engine_sources", lambda edit=edit: edit)
+        assert codegen._fingerprint(WCC, template) != key
+    monkeypatch.setattr(codegen, "_engine_sources", lambda: real)
+    assert codegen._fingerprint(WCC, template) == key
+    assert inspect.getsource(context) in real
+
+
 def test_public_api_is_exported():
     for name in hp.__all__:
         assert getattr(hp, name) is not None

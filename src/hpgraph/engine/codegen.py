@@ -5,8 +5,11 @@ closure. So, once per program, the template :mod:`hpgraph.engine.superstep` is c
 ``<cache>/kernels/hpk_<fingerprint>.py`` and its placeholders are bound to the program's
 functions as module globals before the first call. numba then compiles the user's code
 into the superstep loops and caches the result beside that file; the fingerprint covers
-the template, the user's functions (source, closure and global constants) and the
-versions, so a change in any of them gets a fresh module.
+the template, the engine modules compiled into it with it (:mod:`~hpgraph.engine.context`,
+whose context methods every compute calls, and :mod:`~hpgraph.engine.atomics`), the
+compile flags, the user's functions (source, closure and global constants) and the
+versions, so a change in any of them gets a fresh module (numba's own cache checks only
+the kernel file's date, not the modules it calls into).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from numba.core.errors import NumbaError
 
 from hpgraph import config
 from hpgraph._version import __version__
-from hpgraph.engine import context, superstep
+from hpgraph.engine import atomics, context, superstep
 from hpgraph.engine.program import VertexProgram
 from hpgraph.errors import UserProgramError
 
@@ -91,9 +94,17 @@ def _fingerprint_function(fn, h, depth=0):
             _fingerprint_function(val, h, depth + 1)
 
 
+def _engine_sources() -> str:
+    """What the kernels compile in besides the template: the context's methods and types,
+    the atomics, and the flags."""
+    flags = (config.NUMBA_FLAGS, config.NUMBA_FLAGS_NOCACHE)
+    return inspect.getsource(context) + inspect.getsource(atomics) + repr(flags)
+
+
 def _fingerprint(program: VertexProgram, template: str) -> str:
     h = hashlib.sha256()
     h.update(template.encode())
+    h.update(_engine_sources().encode())
     h.update(f"{__version__} {numba.__version__} {sys.version_info[:2]}".encode())
     # constants bound into the module depend on the message type
     h.update(f"{program.message_dtype.str} {program.message_shape}".encode())
