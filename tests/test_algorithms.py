@@ -104,6 +104,11 @@ def test_pagerank_in_single_precision(shape, directed, weighted, threads):
 
 
 def test_pagerank_dtype_is_checked():
+    from hpgraph.algorithms.pagerank import _PROGRAMS
+    from hpgraph.algorithms.registry import ALGORITHMS
+
+    # the registry's choices (the CLI's and the bench's) are the programs that exist
+    assert ALGORITHMS["pagerank"].param("dtype").choices == tuple(_PROGRAMS)
     g = Graph.from_edges([0, 1], [1, 2], n=3)
     for bad in ("float16", "int64", np.int32, ["float32"]):
         with pytest.raises(InvalidArgumentError, match="dtype must be float64 or float32"):

@@ -53,8 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--damping", type=float, default=0.85)
     p.add_argument(
         "--pagerank-dtype",
-        choices=("float64", "float32"),
-        default="float64",
+        choices=ALGORITHMS["pagerank"].param("dtype").choices,
+        default=ALGORITHMS["pagerank"].param("dtype").default,
         help="hpgraph's PageRank precision; float32 as GAP keeps its scores [float64]",
     )
     p.add_argument("--out", default=None, help="write a .md or .csv report")

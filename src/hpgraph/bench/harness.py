@@ -66,6 +66,10 @@ def _hpgraph_kernels():
     return fns, verifiers, ""
 
 
+#: hpgraph's PageRank precisions, as its registry entry declares them (``--pagerank-dtype``)
+PAGERANK_DTYPES = ALGORITHMS["pagerank"].param("dtype").choices
+
+
 def _hpgraph_call(fn, kernel, graph, params, threads):
     """``run(root)``: one call of hpgraph's ``kernel``, as its registry entry says."""
     algo = ALGORITHMS[kernel]
@@ -171,9 +175,9 @@ def run_bench(
             raise InvalidArgumentError("give competitors= or its old name peers=, not both")
         competitors = peers
     threads = int(threads or DEFAULT_THREADS)
-    if pagerank_dtype not in ("float64", "float32"):
+    if pagerank_dtype not in PAGERANK_DTYPES:
         raise InvalidArgumentError(
-            f"pagerank_dtype must be float64 or float32, got {pagerank_dtype!r}"
+            f"pagerank_dtype must be one of {', '.join(PAGERANK_DTYPES)}, got {pagerank_dtype!r}"
         )
     params = {"damping": float(damping), "iterations": int(iterations), "dtype": pagerank_dtype}
     suite = GapSuite(gap) if gap is not None else None
@@ -331,9 +335,9 @@ def _bench_hpgraph(report, runner, gr, kernel, hp, verifiers, hp_missing, verify
         row = missing_row(kernel, g, size, "hpgraph", f"ERROR {type(exc).__name__}: {exc}")
         report.failures.append(f"{kernel} on {g.name}: {type(exc).__name__}: {exc}")
     else:
-        row["note"] = (
-            "float32" if "dtype" in algo.bench.params and params["dtype"] != "float64" else ""
-        )
+        # the precision, where the kernel takes one and it is not the default
+        dtype = algo.param("dtype") if "dtype" in algo.bench.params else None
+        row["note"] = params["dtype"] if dtype and params["dtype"] != dtype.default else ""
         if not row["agree"]:
             report.failures.append(f"{kernel} on {g.name}: {row['check']}")
     row["threads"] = f"{threads} threads"

@@ -71,8 +71,8 @@ __all__ = ["bench", "demo"]
 @count_option("--iterations", default=20, minimum=0, help="PageRank iterations.")
 @click.option(
     "--pagerank-dtype",
-    type=click.Choice(["float64", "float32"]),
-    default="float64",
+    type=click.Choice(ALGORITHMS["pagerank"].param("dtype").choices),
+    default=ALGORITHMS["pagerank"].param("dtype").default,
     show_default=True,
     help="hpgraph's PageRank precision; float32 as GAP keeps its scores.",
 )
