@@ -187,29 +187,12 @@ def community_names(cover) -> np.ndarray:
 def belonging_text(ptr, coef, places=6):
     """Belongings as decimal strings with ``places`` decimals that sum to exactly 1 per
     vertex (the largest belonging of a vertex takes the rounding remainder), trailing
-    zeros dropped: ``0.5``, ``0.333333``, ``1``."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    zeros dropped: ``0.5``, ``0.333333``, ``1`` (:mod:`hpgraph.io.decimals`); and each
+    entry's vertex."""
+    from hpgraph.io.decimals import share_text
 
-    scale = 10**places
-    q = np.rint(np.asarray(coef, dtype=np.float64) * scale).astype(np.int64)
-    n = ptr.shape[0] - 1
-    counts = np.diff(ptr)
-    owner = np.repeat(np.arange(n), counts)
-    if q.size:
-        total = np.add.reduceat(q, ptr[:-1][counts > 0])
-        rest = np.zeros(n, dtype=np.int64)
-        rest[counts > 0] = scale - total
-        # the largest entry of each vertex (first of ties) takes the remainder
-        order = np.lexsort((-q, owner))
-        firsts = order[ptr[:-1][counts > 0]]
-        q[firsts] += rest[counts > 0]
-    whole = q // scale
-    frac = pa.array(q % scale)
-    frac_text = pc.utf8_rtrim(pc.utf8_lpad(pc.cast(frac, pa.string()), places, "0"), "0")
-    whole_text = pc.cast(pa.array(whole), pa.string())
-    joined = pc.binary_join_element_wise(whole_text, frac_text, ".")
-    return pc.if_else(pc.equal(frac, 0), whole_text, joined), owner
+    owner = np.repeat(np.arange(ptr.shape[0] - 1), np.diff(ptr))
+    return share_text(ptr, coef, places), owner
 
 
 # ------------------------------------------------------------------------------ writing
