@@ -6,9 +6,9 @@ trailing zeros: ``0.5``, ``0.333333``, ``1``.
 Two compiled passes over the entries: the rounding (the largest value of each row, the
 first of ties, takes the row's rounding remainder) and the formatting straight into an
 Arrow string array's offsets and bytes (about 8-10 B per entry), with no Python object
-and no sort per entry: 0.1 s for the 2.6 million belongings of a 2-million-user cover,
-where an Arrow compute chain behind a lexsort took 2.6 s (5.4 s against 0.46 s for 5.3M
-entries, the same text).
+and no sort per entry: 0.25 s for the belongings of a 2-million-user cover, where an
+Arrow compute chain behind a lexsort took 2.6 s (random rows, 5.3M entries: 0.46 s
+against 5.4 s; the same text).
 """
 
 from __future__ import annotations
