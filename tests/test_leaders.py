@@ -171,3 +171,60 @@ def test_progress_line_does_not_change_results(capsys):
     assert re.search(r"peer 0 of 2: \d+/\d+ sources", capsys.readouterr().err)
     assert np.array_equal(quiet.vertex, shown.vertex)
     np.testing.assert_array_equal(quiet.betweenness, shown.betweenness)
+
+
+def test_folded_leaves_match_networkx_on_every_member():
+    """Leaves of exact communities are not searched from (their hub's search stands for
+    theirs): every member's value still equals NetworkX's, on stars, trees, a pair, a
+    path, and a community whose induced subgraph falls into pieces."""
+    rng = np.random.default_rng(SEED)
+    shapes = [
+        nx.star_graph(12),  # one hub, 12 leaves
+        nx.random_labeled_tree(40, seed=SEED),  # leaves on many hubs
+        nx.path_graph(7),  # two leaves on degree-2 vertices
+        nx.barbell_graph(5, 3),  # no leaves
+    ]
+    G = nx.disjoint_union_all(shapes)
+    G.add_edges_from([(0, 13), (13, 0)])  # a repeated tie between shapes: collapsed
+    n = G.number_of_nodes()
+    src = np.array([a for a, b in G.edges()])
+    dst = np.array([b for a, b in G.edges()])
+    g = Graph.from_edges(src, dst, n=n, directed=False)
+    sizes = np.cumsum([0] + [s.number_of_nodes() for s in shapes])
+    comms = [np.arange(sizes[i], sizes[i + 1]) for i in range(len(shapes))]
+    star_and_pair = np.concatenate([comms[0][:6], comms[2][:2], comms[2][4:]])  # 3 pieces
+    comms.append(star_and_pair)
+    comms.append(rng.choice(n, 30, replace=False))
+    r = community_leaders(g, cover_arrays(n, comms), leaders=n, min_size=2)
+    assert r.meta["leaves"] > 20 and r.meta["searches"] < r.meta["memberships"]
+    for c, mem in enumerate(comms):
+        rows = r.community == c
+        want = nx.betweenness_centrality(G.subgraph(mem.tolist()))
+        assert sorted(r.vertex[rows].tolist()) == sorted(int(v) for v in mem)
+        for v, b in zip(r.vertex[rows].tolist(), r.betweenness[rows].tolist(), strict=True):
+            assert b == pytest.approx(want[v], abs=1e-12), (c, v)
+
+
+def test_sampled_sources_on_leaves_match_networkx_sampling():
+    """Sampled sources that are leaves search from their neighbour: every member's value
+    equals NetworkX's accumulation from the same sources (a tree and a star, one
+    community in two pieces)."""
+    G = nx.disjoint_union(nx.random_labeled_tree(60, seed=SEED + 1), nx.star_graph(20))
+    n = G.number_of_nodes()
+    src = np.array([a for a, b in G.edges()])
+    dst = np.array([b for a, b in G.edges()])
+    g = Graph.from_edges(src, dst, n=n, directed=False)
+    members = np.arange(n)
+    r = community_leaders(g, cover_arrays(n, [members]), leaders=n, exact_max=10, samples=25,
+                          seed=5)  # fmt: skip
+    assert not r.exact[0] and r.meta["leaves"] > 20
+    key = np.random.default_rng(5).random(members.size)
+    sources = members[np.sort(np.argsort(key, kind="stable")[:25])]
+    bc = dict.fromkeys(G, 0.0)
+    for s in sources.tolist():
+        S, P, sigma, _ = nxb._single_source_shortest_path_basic(G, s)
+        bc, _ = nxb._accumulate_basic(bc, S, P, sigma, s)
+    bc = nxb._rescale(bc, n, normalized=True, directed=False, endpoints=False,
+                      sampled_nodes=sources.tolist())  # fmt: skip
+    for v, b in zip(r.vertex.tolist(), r.betweenness.tolist(), strict=True):
+        assert b == pytest.approx(bc[v], rel=1e-12, abs=1e-15), v

@@ -61,14 +61,33 @@ NETWORKX_VERSION = "3.6"  #: the NetworkX scaling this module reproduces (tested
 
 
 # ------------------------------------------------------------------ Brandes kernels
+_NO_LEAVES = np.zeros((3, 0), dtype=np.float64)  # _brandes_bfs: no leaves pruned
+
+
 @njit(**NUMBA_FLAGS)
-def _brandes_bfs(indptr, indices, sources, endpoints, dist, sigma, coef, stack, bc, ebc):
+def _brandes_bfs(indptr, indices, sources, endpoints, dist, sigma, coef, stack, bc, ebc, leaves):
     """Unweighted Brandes from each of ``sources``, adding dependencies into ``bc`` (and
     per-edge ones into ``ebc`` if it is not empty). ``dist`` must be -1 everywhere on
-    entry and is left so."""
+    entry and is left so.
+
+    ``leaves`` (vertex betweenness without endpoints only; shape (3, 0): none) is the
+    degree-1 reduction (Baglioni et al., 2012; Sariyuce et al., 2013) for a graph whose
+    leaves, vertices of degree 1 whose neighbour has degree 2 or more, were taken out
+    (their edges removed, both ways). No shortest path passes through a leaf, so:
+
+    - ``leaves[0, w]``: the leaves that hung from w. As targets they add 1 each to w's
+      dependency, and 1 each to the vertices reached.
+    - ``leaves[1, s]``: how many searches the search from s stands for; ``leaves[2, s]``
+      how many of them are from leaves of s. A search from a leaf of s is s's own,
+      one hop longer: every other vertex gets s's dependency, and s one per vertex
+      reached past s and that leaf. So s's dependencies are added ``leaves[1, s]``
+      times, and s gets ``leaves[2, s] * (reached - 2)``.
+    """
     edges = ebc.shape[0] > 0
     one = 1.0 if endpoints else 0.0
+    pruned = leaves.shape[1] > 0
     for s in sources:
+        times = leaves[1, s] if pruned else 1.0
         dist[s] = 0
         sigma[s] = 1.0
         stack[0] = s
@@ -88,6 +107,7 @@ def _brandes_bfs(indptr, indices, sources, endpoints, dist, sigma, coef, stack, 
                     tail += 1
                 elif dx == du1:
                     sigma[x] += su
+        reached = float(tail)
         for i in range(tail - 1, -1, -1):  # backward: successors are done before w
             w = stack[i]
             dw1 = dist[w] + 1
@@ -106,11 +126,16 @@ def _brandes_bfs(indptr, indices, sources, endpoints, dist, sigma, coef, stack, 
                     if dist[x] == dw1:
                         acc += coef[x]
             delta = sigma[w] * acc
+            if pruned:
+                delta += leaves[0, w]
+                reached += leaves[0, w]
             coef[w] = (1.0 + delta) / sigma[w]
             if w != s:
-                bc[w] += delta + one
+                bc[w] += (delta + one) * times
         if endpoints:
             bc[s] += tail - 1
+        if pruned:
+            bc[s] += leaves[2, s] * (reached - 2.0)
         for i in range(tail):
             dist[stack[i]] = -1
 
@@ -229,7 +254,9 @@ def _brandes_peer(peer, csr, sources, endpoints, want_edges, progress):
         dist = np.full(n, -1, dtype=np.int32)
 
         def kernel(chunk):
-            _brandes_bfs(indptr, indices, chunk, endpoints, dist, sigma, coef, stack, bc, ebc)
+            _brandes_bfs(
+                indptr, indices, chunk, endpoints, dist, sigma, coef, stack, bc, ebc, _NO_LEAVES
+            )
 
     bar = PeerProgress(len(mine), peer.num_peers) if progress and peer.pid == 0 else None
     step = max(1, -(-len(mine) // 100))  # ~100 calls: progress, no per-source Python
