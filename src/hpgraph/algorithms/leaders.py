@@ -224,6 +224,56 @@ def _searches(chosen, hub, hang):
     return np.flatnonzero(leaves[1]), leaves
 
 
+@njit(**NUMBA_FLAGS)
+def _members(ptr, comm, start, total):
+    """The members of every eligible community, by community then vertex: a counting
+    sort of the memberships (``start[c]``: where community c's run begins, -1: not
+    eligible), O(memberships) where a stable argsort took 1.5 s at 8M users."""
+    mvert = np.empty(total, dtype=np.int64)
+    cursor = start.copy()
+    for v in range(ptr.shape[0] - 1):
+        for q in range(ptr[v], ptr[v + 1]):
+            c = comm[q]
+            if cursor[c] >= 0:
+                mvert[cursor[c]] = v
+                cursor[c] += 1
+    return mvert
+
+
+@njit(**NUMBA_FLAGS)
+def _top(mptr, mvert, bc, k):
+    """Each block's ``k`` highest betweenness values (ties: the smaller vertex id), in
+    rank order: (their block vertices, ranks from 1). One pass per block keeping a
+    sorted list of k, where a lexsort of every membership took seconds at 8M users."""
+    nb = mptr.shape[0] - 1
+    rows = 0
+    for b in range(nb):
+        rows += min(k, mptr[b + 1] - mptr[b])
+    sel = np.empty(rows, dtype=np.int64)
+    rank = np.empty(rows, dtype=np.int64)
+    w = 0
+    for b in range(nb):
+        m = 0  # the block's best so far: sel[w : w + m], best first
+        for i in range(mptr[b], mptr[b + 1]):
+            j = m
+            while j > 0:  # i's place among the kept ones
+                o = sel[w + j - 1]
+                if bc[i] > bc[o] or (bc[i] == bc[o] and mvert[i] < mvert[o]):
+                    j -= 1
+                else:
+                    break
+            if j < k:
+                top = min(m, k - 1)
+                for t in range(top, j, -1):
+                    sel[w + t] = sel[w + t - 1]
+                sel[w + j] = i
+                m = min(m + 1, k)
+        for t in range(m):
+            rank[w + t] = t + 1
+        w += m
+    return sel, rank
+
+
 # ------------------------------------------------------------------ front end
 def _cover_arrays(cover, n):
     if hasattr(cover, "ptr") and hasattr(cover, "community_of"):
@@ -287,14 +337,13 @@ def community_leaders(
     sizes = np.bincount(comm, minlength=ncomm)
     eligible = np.flatnonzero(sizes >= min_size)
     # memberships of the eligible communities, by community then vertex
-    owner = np.repeat(np.arange(n, dtype=np.int64), np.diff(ptr))
-    keep = (sizes >= min_size)[comm]
-    order = np.argsort(comm[keep], kind="stable")  # owners ascend already
-    mvert = owner[keep][order]
-    mcomm = comm[keep][order]
     bsize = sizes[eligible]
     mptr = np.zeros(eligible.size + 1, dtype=np.int64)
     np.cumsum(bsize, out=mptr[1:])
+    start = np.full(ncomm, -1, dtype=np.int64)
+    start[eligible] = mptr[:-1]
+    mvert = _members(ptr, comm, start, mptr[-1])
+    mcomm = np.repeat(eligible, bsize)
     indptr, indices = simple_view(graph)
     loc = np.full(n, -1, dtype=np.int64)
     bptr, bidx = _blocks(indptr, indices, mptr, mvert, loc)
@@ -345,13 +394,11 @@ def community_leaders(
     scale[(big_n < 2)[block_of]] = 1.0  # NetworkX leaves pairs and singletons unscaled
     bc *= scale
     # top leaders per block: betweenness descending, ties to the smaller vertex id
-    top = np.lexsort((mvert, -bc, block_of))
-    rank = np.arange(mvert.size) - mptr[block_of[top]] + 1
-    sel = top[rank <= leaders]
+    sel, rank = _top(mptr, mvert, bc, leaders)
     result = LeadersResult(
         graph=graph,
         community=mcomm[sel],
-        rank=rank[rank <= leaders],
+        rank=rank,
         vertex=mvert[sel],
         betweenness=bc[sel],
         communities=eligible,
