@@ -73,3 +73,12 @@ def test_hama_without_its_packages_says_which_extra(monkeypatch, tmp_path):
         main(["--sweep", "tasks", "--runtimes", "local,hama", "--out", str(tmp_path / "cb")])
     assert not list(tmp_path.iterdir())
     main(["--runtime", "local", "-T", "2", "-I", "3"])  # hama not asked for: runs
+
+
+@pytest.mark.parametrize("argv", [["--runtime", "foo"], ["-T", "x"], ["--nope"]])
+def test_bad_options_are_one_line(capsys, argv):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("hpgraph cbench: error: ")

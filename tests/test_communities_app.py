@@ -335,3 +335,24 @@ def test_ranks_give_the_same_report_as_threads(tmp_path, source, ranks):
     assert sum(held["rank_users"]) == 3000 and len(held["rank_users"]) == ranks
     assert max(held["rank_users"]) < 3000 // ranks + 100  # each rank its own users only
     assert out.stdout.count("report in") == 1  # only rank 0 reports
+
+
+@pytest.mark.skipif(MPIEXEC is None, reason=NO_MPI)
+def test_started_by_mpiexec_runs_one_job_on_the_ranks(tmp_path):
+    # without --runtime, a launcher's ranks make one MPI job (as --ranks does), not one
+    # local job per rank writing the same folder
+    args = ["communities", "mention:3k:4k:100", "--min-size", "5", "--no-progress"]
+    local = CliRunner().invoke(cli, [*args, "-o", str(tmp_path / "local")])
+    assert local.exit_code == 0, local.output
+    out = subprocess.run(
+        [MPIEXEC, "-n", "2", sys.executable, "-m", "hpgraph.cli.main", *args,
+         "-o", str(tmp_path / "mpi")],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert out.stdout.count("report in") == 1
+    summary = json.loads((tmp_path / "mpi" / "summary.json").read_text())
+    assert summary["parameters"]["runtime"] == "mpi"
+    assert len(summary["stages"]["communities"]["rank_users"]) == 2
+    cover = (tmp_path / "mpi" / "cover.csv").read_text()
+    assert cover == (tmp_path / "local" / "cover.csv").read_text()

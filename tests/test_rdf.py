@@ -238,6 +238,8 @@ def test_malformed_line_names_file_and_line(tmp_path):
         Store.load(bad)
     with pytest.raises(GraphFormatError, match="no such file"):
         Store.load(tmp_path / "missing.nt")
+    with pytest.raises(GraphFormatError, match=r"missing\.store: no such file"):
+        Store.load(tmp_path / "missing.store")  # not "unknown RDF format"
 
 
 TRICKY_FAST = (  # lines the compiled scanner takes

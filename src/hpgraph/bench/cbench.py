@@ -282,8 +282,15 @@ def _int_list(text):
     return vals
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with the CLI's one-line errors (no usage block)."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="hpgraph cbench", description=__doc__.splitlines()[0])
+    ap = _Parser(prog="hpgraph cbench", description=__doc__.splitlines()[0])
     ap.add_argument("--mode", choices=["cbench", "pingpong"], default="cbench")
     ap.add_argument("--runtime", choices=RUNTIMES, default="local")
     ap.add_argument(

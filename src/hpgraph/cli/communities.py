@@ -61,7 +61,8 @@ __all__ = ["communities"]
     "run on rank 0.",
 )
 @click.option("--runtime", "runtime_name", type=click.Choice(["local", "mpi"]),
-              default="local", hidden=True)  # fmt: skip
+              help="local: one process; mpi: the ranks of mpiexec (what --ranks starts). "
+              "[default: mpi when started by an MPI launcher, else local]")  # fmt: skip
 @click.option("--force", is_flag=True, help="Replace OUTPUT if it exists (only on success).")
 @click.option("--progress/--no-progress", default=True, show_default=True,
               help="A line per stage and per superstep on stderr.")  # fmt: skip
@@ -97,6 +98,10 @@ def communities(
         from hpgraph.launcher import relaunch
 
         sys.exit(relaunch(ranks, sys.argv[1:]))
+    if runtime_name is None:  # under mpiexec: one job on its ranks, not one per rank
+        from hpgraph.launcher import launched_by_mpi
+
+        runtime_name = "mpi" if launched_by_mpi() else "local"
     runtime = None
     if runtime_name == "mpi":
         from hpgraph.runtimes import resolve_runtime

@@ -76,6 +76,8 @@ class Store:
             if infer is not None:
                 raise InvalidArgumentError(f"{path}: a store is already built; infer on load")
             return cls.open(path)
+        if not os.path.exists(path):  # before the format: a missing store says so
+            raise GraphFormatError("no such file", path)
         ids: dict[str, int] = {}
         graph = None
         if rdf_format(path) in ("nt", "nq"):
