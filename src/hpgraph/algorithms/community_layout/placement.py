@@ -185,6 +185,8 @@ def _place_members(vorder, par, sub, pos, rad, pref, window):
             fill[par[v]] += 1
     used = np.zeros(most + window + 1, np.bool_)
     inv = 1.0 / dim
+    turn = _GOLDEN if dim == 2 else 2.0 * math.pi * _R2B  # slot q + 1's angle - slot q's
+    cos_turn, sin_turn = math.cos(turn), math.sin(turn)
     for i in range(n):
         p = vorder[i]
         nk = start[p + 1] - start[p]
@@ -212,13 +214,23 @@ def _place_members(vorder, par, sub, pos, rad, pref, window):
                 px = pref[v, 0] * ps
                 py = pref[v, 1] * ps
                 pz = pref[v, 2] * ps if dim == 3 else 0.0
+                # the window's slot angles by turning the first one by the fixed step
+                # between slots (two products per slot, not a cosine and a sine); the
+                # slot taken is placed from its own angle below
+                ang = _slot(first + p, dim)[0]
+                c, sn = math.cos(ang), math.sin(ang)
                 for qq in range(first, first + window):
                     if not used[qq]:
-                        dx, dy, dz = _slot_dir(qq + p, dim)
+                        dx, dy, dz = c, sn, 0.0
+                        if dim == 3:
+                            dz = 1.0 - 2.0 * (((qq + p) * _R2A) % 1.0)
+                            h = math.sqrt(max(0.0, 1.0 - dz * dz))
+                            dx, dy = h * c, h * sn
                         dot = dx * px + dy * py + dz * pz
                         if dot > best:
                             best = dot
                             q = qq
+                    c, sn = c * cos_turn - sn * sin_turn, sn * cos_turn + c * sin_turn
             used[q] = True
             dx, dy, dz = _slot_dir(q + p, dim)
             pos[v, 0] = pos[p, 0] + r * dx
