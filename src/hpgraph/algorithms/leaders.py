@@ -30,7 +30,8 @@ All communities run as one batch, with no Python call per community (a mention g
    are cut into one contiguous range per peer (``run_bsp``), balanced by their block's
    size plus edges (the cost of one search), and the peers' partial sums are added.
    On the 2M-user mention graph's cover: half the searches and half the time.
-3. Rescaling and the top-``leaders`` choice are vectorised over the blocks.
+3. Rescaling is vectorised over the blocks; the top ``leaders`` of each block come from
+   one compiled pass (:func:`_top`).
 
 Per peer: 24 B per block vertex (distance, sigma, dependency, stack) plus 8 B for its
 partial sums; shared: 24 B per block vertex for the leaf counts and searches per source,
@@ -146,7 +147,7 @@ def _all_blocks(indptr, indices, mptr, mvert, threads):
 
 def _leaders_peer(peer, bptr, bidx, sources, cost, leaves, progress):
     """Brandes from this peer's range of ``sources`` (balanced by ``cost``; ``leaves``:
-    the leaves each source stands for, see :func:`_folded_leaves`); returns its partial
+    the leaves each source stands for, see :func:`_searches`); returns its partial
     sums over every block vertex."""
     n = bptr.shape[0] - 1
     cum = np.cumsum(cost)
