@@ -25,11 +25,15 @@ def _cell_sums(p, dim, ncell):
     """Every vertex's cell (side 1/ncell over the unit frame, outside clamped to the
     border cells) and each cell's vertex count and coordinate sums (in vertex order), in
     fresh arrays: (cell, cnt, sums)."""
-    cells = ncell**dim
-    out = (np.empty(p.shape[0], np.int64), np.empty(cells, np.float64),
-           np.empty((cells, 3), np.float64))  # fmt: skip
+    out = _cell_arrays(p.shape[0], dim, ncell)
     _fill_cell_sums(p, dim, ncell, *out)
     return out
+
+
+def _cell_arrays(n, dim, ncell):
+    """Unfilled (cell, cnt, sums) arrays for :func:`_fill_cell_sums`."""
+    cells = ncell**dim
+    return np.empty(n, np.int64), np.empty(cells, np.float64), np.empty((cells, 3), np.float64)
 
 
 @njit(**NUMBA_FLAGS)
@@ -190,7 +194,7 @@ def _refine_peer(peer, pos0, indptr, indices, k, temps, tscale, ncell, progress)
     pos = np.zeros((n, 3), np.float64)
     pos[:, :dim] = pos0
     show = _Progress(len(temps)) if progress and peer.pid == 0 else None
-    sums = _cell_sums(pos, dim, ncell)  # the arrays, refilled every iteration
+    sums = _cell_arrays(n, dim, ncell)  # filled anew every iteration
     for it, t in enumerate(temps):
         _fill_cell_sums(pos, dim, ncell, *sums)
         new = _refine_step(pos, dim, lo, hi, indptr, indices, k, t, tscale, ncell, *sums)
