@@ -23,6 +23,7 @@ from hpgraph import config
 from hpgraph.algorithms.pagerank import PAGERANK
 from hpgraph.engine import run, vertex_program
 from hpgraph.engine.schedule import balanced_cuts, chunk_cuts
+from hpgraph.engine.segments import segment_count, segment_starts
 from hpgraph.generators import kronecker
 from hpgraph.graph import Graph
 
@@ -216,3 +217,58 @@ def test_bfs_chunked_pull_equals_push(g, threads, monkeypatch):
     pushed = bfs(g, s, threads=threads)
     np.testing.assert_array_equal(pulled["depth"], pushed["depth"])
     verify_bfs(g, s, pulled)
+
+
+# --- segmented pulls (engine/segments.py) ---------------------------------------------
+@pytest.fixture
+def segmented(monkeypatch):
+    """Dense pulls in segments of 64 bytes of senders (8 float64), down to a hundredth of
+    the mean in-row per segment: several segments even on the small test graphs."""
+    monkeypatch.setattr(config, "PULL_WINDOW_BYTES", 64)
+    monkeypatch.setattr(config, "PULL_MIN_SEGMENT_ROW", 0.01)
+
+
+@pytest.mark.parametrize("g", GRAPHS)
+def test_segmented_dense_equals_one_pass(g, threads, segmented, monkeypatch):
+    """PageRank within rtol 1e-12 (only the grouping of a sum's terms differs), min/max
+    exactly, the same supersteps and modes, and the same result when run again."""
+    in_ip = g.in_csr()[0]
+    assert g.n <= 8 or segment_count(g.n, 8, g.n, in_ip[-1]) > 1
+    cut = _pagerank(g, PAGERANK, threads)
+    again = _pagerank(g, PAGERANK, threads)
+    lows = [run(p, g, params=a, threads=threads) for p, a in ((SPREAD, {"k": 3}), (LARGEST, None))]
+    monkeypatch.setattr(config, "PULL_WINDOW_BYTES", 0)
+    whole = _pagerank(g, PAGERANK, threads)
+    np.testing.assert_allclose(cut.values, whole.values, rtol=1e-12, atol=1e-15)
+    np.testing.assert_array_equal(cut.values, again.values)
+    assert [r.mode for r in cut.stats.supersteps] == [r.mode for r in whole.stats.supersteps]
+    for low, (p, a) in zip(lows, ((SPREAD, {"k": 3}), (LARGEST, None)), strict=True):
+        np.testing.assert_array_equal(low.values, run(p, g, params=a, threads=threads).values)
+
+
+@pytest.mark.parametrize("g", GRAPHS[-3:])
+@pytest.mark.parametrize("segments", [2, 3, 7])
+def test_segment_starts_are_where_rows_cross_each_bound(g, segments):
+    """starts[s - 1, v]: the first entry of v's sorted in-row at or above s * width,
+    against NumPy's searchsorted, for the whole range and a window of it."""
+    ip, ix, _ = g.in_csr()
+    for lo, hi in ((0, g.n), (g.n // 3, g.n // 2)):
+        starts = segment_starts(ip, ix, lo, hi, g.n, segments)
+        width = -(-g.n // segments)
+        assert starts.shape == (segments - 1, hi - lo) and starts.dtype == np.uint32
+        for v in range(lo, hi):
+            row = ix[ip[v] : ip[v + 1]]
+            want = np.searchsorted(row, width * np.arange(1, segments), side="left")
+            np.testing.assert_array_equal(starts[:, v - lo], want)
+
+
+def test_segment_count_fits_the_window_and_keeps_rows_long(monkeypatch):
+    monkeypatch.setattr(config, "PULL_WINDOW_BYTES", 4 << 20)
+    monkeypatch.setattr(config, "PULL_MIN_SEGMENT_ROW", 2.0)
+    assert segment_count(1 << 20, 4, 1 << 20, 32 << 20) == 1  # float32: 4 MB, one window
+    assert segment_count(1 << 20, 8, 1 << 20, 32 << 20) == 2  # float64: 8 MB
+    assert segment_count(4 << 20, 8, 4 << 20, 64 << 20) == 8  # 32 MB, 16 per row
+    assert segment_count(8 << 20, 8, 8 << 20, 20 << 20) == 1  # mean row 2.5: not worth it
+    assert segment_count(1 << 20, 8, 1 << 19, 1 << 24) == 2  # a rank's half of the rows
+    monkeypatch.setattr(config, "PULL_WINDOW_BYTES", 0)
+    assert segment_count(1 << 20, 8, 1 << 20, 32 << 20) == 1  # switched off

@@ -18,15 +18,20 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import hpgraph as hp  # noqa: E402
 from conftest import make_shape  # noqa: E402
+from hpgraph import config  # noqa: E402
 from hpgraph.algorithms import verify_bfs, verify_sssp, verify_wcc  # noqa: E402
 from hpgraph.algorithms.pagerank import PAGERANK  # noqa: E402
 from hpgraph.engine import run, vertex_program  # noqa: E402
+from hpgraph.engine.segments import segment_count  # noqa: E402
 from hpgraph.runtimes.mpi import MPIRuntime  # noqa: E402
 
 _opts = dict(zip(sys.argv[1::2], sys.argv[2::2], strict=False))
 rt = MPIRuntime(
     threads=int(_opts.get("--threads", 1)), aggregation=_opts.get("--aggregation", "direct")
 )
+
+
+_WINDOW = (config.PULL_WINDOW_BYTES, config.PULL_MIN_SEGMENT_ROW)
 
 
 def say(msg):
@@ -125,14 +130,21 @@ def check_exchange_volume():
     say(f"ok exchange volume: {pairs} values per superstep for {g.num_stored_edges} edges")
 
 
-def check_dense():
+def check_dense(window=None):
     """Dense supersteps on MPI: each rank pulls for its own vertices after every rank's
     broadcasts are mirrored (n - own values to each rank, no ids); results equal the
-    general delivery's."""
+    general delivery's. ``window``: pull in segments of that many bytes of senders
+    (engine/segments.py), a few per in-row."""
     g = make_shape("random", True, False)
     params = {"damping": 0.85, "iterations": 5}
     start = np.full(g.n, 1.0 / g.n)
+    segments = 1
+    if window is not None:
+        config.PULL_WINDOW_BYTES, config.PULL_MIN_SEGMENT_ROW = window, 0.25
+        segments = segment_count(g.n, 8, g.n, g.num_stored_edges)
+        assert segments > 2, segments
     dense = run(PAGERANK, g, params=params, runtime=rt, values=start, max_supersteps=6)
+    config.PULL_WINDOW_BYTES, config.PULL_MIN_SEGMENT_ROW = _WINDOW
     general = run(dataclasses.replace(PAGERANK, dense=False), g, params=params, runtime=rt,
                   values=start, max_supersteps=6)  # fmt: skip
     np.testing.assert_allclose(dense.values, general.values, rtol=1e-12)
@@ -141,7 +153,10 @@ def check_dense():
     for row in rows[:-1]:
         assert row.messages_exchanged == (rt.size - 1) * g.n
         assert row.bytes_exchanged == (rt.size - 1) * g.n * 8
-    say("ok dense supersteps: equal to the general delivery, n values mirrored per rank")
+    say(
+        f"ok dense supersteps in {segments} segment(s): equal to the general delivery,"
+        " n values mirrored per rank"
+    )
 
 
 if __name__ == "__main__":
@@ -152,4 +167,5 @@ if __name__ == "__main__":
     check_engine()
     check_exchange_volume()
     check_dense()
+    check_dense(window=64)
     say("ALL OK")

@@ -35,6 +35,7 @@ from hpgraph.engine.context import (
 from hpgraph.engine.contract import resolve
 from hpgraph.engine.program import VertexProgram
 from hpgraph.engine.schedule import chunk_cuts
+from hpgraph.engine.segments import segment_count, segment_starts
 from hpgraph.engine.stats import JobStats, SuperstepStats
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph.csr import Graph
@@ -433,17 +434,26 @@ class _Job:
         self.chunk_aggs = np.zeros((chunks.shape[0] - 1, self.nagg), dtype=np.float64)
         none = np.zeros(0, dtype=np.int64)
         none.flags.writeable = False  # like the chunks kept on the graph
-        self.dense_part = codegen.entry_point(
-            prog,
-            k.dense_part,
-            empty,
-            self.a["outbox"],
-            in_ip,
-            in_ix,
-            none,
-            self.next_chunk,
-            self.chunk_aggs[:0],
+        outbox = self.a["outbox"]
+        lo, hi = self.own_range()
+        sources = int(self.offsets[-1])
+        segments = segment_count(
+            sources, outbox.dtype.itemsize, hi - lo, int(in_ip[hi] - in_ip[lo])
+        )  # the same on every process: each segment's pass is a collective run_parts
+        segments = int(self.rt.allreduce(np.array([segments], dtype=np.int64), "max")[0])
+        self.segment_starts = self.graph.derived(
+            ("pull_segments", lo, hi, sources, segments),
+            lambda: segment_starts(in_ip, in_ix, lo, hi, sources, segments),
         )
+        seg = (self.segment_starts, lo)
+        self.dense_part = codegen.entry_point(
+            prog, k.dense_part, empty, outbox, in_ip, in_ix, *seg, none, self.next_chunk,
+            self.chunk_aggs[:0],
+        )  # fmt: skip
+        if segments > 1:
+            self.pull_segment = codegen.entry_point(
+                prog, k.pull_segment, empty, outbox, in_ip, in_ix, *seg, 0, none, self.next_chunk
+            )
         self.relist_part = codegen.entry_point(prog, k.relist_part, empty)
 
     def work_chunks(self):
@@ -475,10 +485,20 @@ class _Job:
             args = (scan, chunks, woken, self._bits_to_mark())
             return self.rt.run_parts(self.compute_part, lambda p: (self.ctx(p), *args))
         in_ip, in_ix, _ = self.edge_arrays(True)
+        seg = (self.segment_starts, self.own_range()[0])
+        before = 0.0  # the segments before the last (engine/segments.py), per part
+        for s in range(self.segment_starts.shape[0]):
+            self.next_chunk[0] = 0
+            args = (self.pulled, in_ip, in_ix, *seg, s, self.chunks, self.next_chunk)
+            took = self.rt.run_parts(self.pull_segment, lambda p, a=args: (self.ctx(p), *a))
+            before = before + np.array([t for _, t in took])
         self.next_chunk[0] = 0
         self.chunk_aggs[:] = self.agg_identity
-        args = (self.pulled, in_ip, in_ix, self.chunks, self.next_chunk, self.chunk_aggs)
-        return self.rt.run_parts(self.dense_part, lambda p: (self.ctx(p), *args))
+        args = (self.pulled, in_ip, in_ix, *seg, self.chunks, self.next_chunk, self.chunk_aggs)
+        last = self.rt.run_parts(self.dense_part, lambda p: (self.ctx(p), *args))
+        if self.segment_starts.shape[0] == 0:
+            return last
+        return [(out, t + float(b)) for (out, t), b in zip(last, before, strict=True)]
 
     def _pass_dense(self):
         """Hand this superstep's broadcasts to the next (dense) superstep: it reads them

@@ -44,6 +44,7 @@ from hpgraph.engine.context import (
 __all__ = [
     "compute_part",
     "dense_part",
+    "pull_segment",
     "relist_part",
     "merge_combined",
     "combine_runs",
@@ -205,18 +206,43 @@ def _combine_row(values, in_indices, k0, k1):
 
 
 @njit(**NUMBA_FLAGS)
-def dense_part(ctx, pulled, in_indptr, in_indices, chunks, next_chunk, chunk_aggs):
+def pull_segment(ctx, pulled, in_indptr, in_indices, starts, base, s, chunks, next_chunk):
+    """One segment's pass of a segmented dense superstep (engine/segments.py), for the
+    chunks this thread takes in turn: each vertex combines the slice of its in-row whose
+    senders lie in segment ``s`` (< the last) into its inbox (segment 0 starts it)."""
+    inbox = ctx.inbox
+    while True:
+        i = fetch_add(next_chunk, 0, 1)
+        if i >= chunks.shape[0] - 1:
+            break
+        for v in range(chunks[i], chunks[i + 1]):
+            k0 = in_indptr[v]
+            k1 = k0 + starts[s, v - base]
+            if s == 0:
+                inbox[v] = _combine_row(pulled, in_indices, k0, k1)
+            else:
+                k0 += starts[s - 1, v - base]
+                if k1 > k0:
+                    inbox[v] = _combine(inbox[v], _combine_row(pulled, in_indices, k0, k1))
+
+
+@njit(**NUMBA_FLAGS)
+def dense_part(ctx, pulled, in_indptr, in_indices, starts, base, chunks, next_chunk, chunk_aggs):
     """A dense superstep, for the chunks [chunks[i], chunks[i+1]) this thread takes
     (``fetch_add`` on ``next_chunk[0]``) until none is left: each vertex gets the
     combination of its in-neighbours' values in ``pulled`` (the last superstep's
     broadcasts, read along its whole in-row) as its message, then computes. Valid when
     every vertex is awake and broadcast a plain value (so no flag is read, no list kept)
     and the combiner has an identity. Aggregator partials are kept per chunk
-    (``chunk_aggs[i]``), so results do not depend on which thread took which chunk."""
+    (``chunk_aggs[i]``), so results do not depend on which thread took which chunk.
+    Segmented (``starts`` has rows; engine/segments.py): ``pull_segment`` combined the
+    row's earlier segments into the inbox, and this pass adds the last one's slice,
+    which begins at ``starts[-1, v - base]``."""
     c = ctx.counters
     state, has_msg, inbox, sending = ctx.state, ctx.has_msg, ctx.inbox, ctx.sending
     indptr, local_degree = ctx.indptr, ctx.local_degree
     partial, ops = ctx.agg_partial, ctx.agg_ops
+    last = starts.shape[0] - 1  # the last segment's starts, or -1: one segment
     ctx.direct_dst.clear()
     ctx.direct_val.clear()
     c[:] = 0
@@ -239,7 +265,12 @@ def dense_part(ctx, pulled, in_indptr, in_indices, chunks, next_chunk, chunk_agg
             k0 = in_indptr[v]
             k1 = in_indptr[v + 1]
             if k1 > k0:
-                inbox[v] = _combine_row(pulled, in_indices, k0, k1)
+                if last < 0:
+                    inbox[v] = _combine_row(pulled, in_indices, k0, k1)
+                else:
+                    k = k0 + starts[last, v - base]
+                    if k1 > k:
+                        inbox[v] = _combine(inbox[v], _combine_row(pulled, in_indices, k, k1))
                 has_msg[v] = 1
             sending[v] = SEND_NONE
             _compute(ctx, v)
