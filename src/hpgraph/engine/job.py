@@ -35,7 +35,7 @@ from hpgraph.engine.context import (
 from hpgraph.engine.contract import resolve
 from hpgraph.engine.program import VertexProgram
 from hpgraph.engine.schedule import chunk_cuts
-from hpgraph.engine.segments import segment_count, segment_starts
+from hpgraph.engine.segments import NO_STARTS, segment_count, segment_starts
 from hpgraph.engine.stats import JobStats, SuperstepStats
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph.csr import Graph
@@ -297,6 +297,7 @@ class _Job:
         )
         self.pulled = None  # the broadcasts a dense superstep pulls
         self.chunks = None  # this process's vertices in chunks (made on first need)
+        self.segments = None  # (starts, lo) of segmented dense pulls (made on first need)
         self.next_chunk = np.zeros(1, dtype=np.int64)  # the next chunk to take
         self.rescan = False  # receivers were not listed: the next compute scans all
         # a chunked pull's receivers per chunk (pull_chunks), when they are all the next
@@ -390,6 +391,7 @@ class _Job:
         k, prog = self.kernels, self.program
         scratch = np.zeros(LIST_BASE + 1, dtype=np.int64)
         empty = self.base._replace(lo=0, hi=0, counters_d=describe(scratch))
+        self.empty_ctx = empty  # for the kernels compiled later (pull_segment)
         none = np.zeros(0, dtype=np.int64)
         none.flags.writeable = False  # like the chunks kept on the graph
         self.no_chunks = none
@@ -434,27 +436,36 @@ class _Job:
         self.chunk_aggs = np.zeros((chunks.shape[0] - 1, self.nagg), dtype=np.float64)
         none = np.zeros(0, dtype=np.int64)
         none.flags.writeable = False  # like the chunks kept on the graph
-        outbox = self.a["outbox"]
-        lo, hi = self.own_range()
-        sources = int(self.offsets[-1])
-        segments = segment_count(
-            sources, outbox.dtype.itemsize, hi - lo, int(in_ip[hi] - in_ip[lo])
-        )  # the same on every process: each segment's pass is a collective run_parts
-        segments = int(self.rt.allreduce(np.array([segments], dtype=np.int64), "max")[0])
-        self.segment_starts = self.graph.derived(
-            ("pull_segments", lo, hi, sources, segments),
-            lambda: segment_starts(in_ip, in_ix, lo, hi, sources, segments),
-        )
-        seg = (self.segment_starts, lo)
         self.dense_part = codegen.entry_point(
-            prog, k.dense_part, empty, outbox, in_ip, in_ix, *seg, none, self.next_chunk,
-            self.chunk_aggs[:0],
+            prog, k.dense_part, empty, self.a["outbox"], in_ip, in_ix, NO_STARTS, 0, none,
+            self.next_chunk, self.chunk_aggs[:0],
         )  # fmt: skip
-        if segments > 1:
-            self.pull_segment = codegen.entry_point(
-                prog, k.pull_segment, empty, outbox, in_ip, in_ix, *seg, 0, none, self.next_chunk
-            )
         self.relist_part = codegen.entry_point(prog, k.relist_part, empty)
+
+    def _segments(self):
+        """``(starts, lo)`` of this process's dense pulls in segments of the senders
+        (engine/segments.py), made at the first dense superstep and kept on the graph.
+        Collective: every process takes the same number of segments (each segment's
+        pass is a ``run_parts``), and all reach their first dense superstep together."""
+        if self.segments is None:
+            in_ip, in_ix, _ = self.edge_arrays(True)
+            outbox = self.a["outbox"]
+            lo, hi = self.own_range()
+            sources = int(self.offsets[-1])
+            edges = int(in_ip[hi] - in_ip[lo])
+            segments = segment_count(sources, outbox.dtype.itemsize, hi - lo, edges)
+            segments = int(self.rt.allreduce(np.array([segments], dtype=np.int64), "max")[0])
+            starts = self.graph.derived(
+                ("pull_segments", lo, hi, sources, segments),
+                lambda: segment_starts(in_ip, in_ix, lo, hi, sources, segments),
+            )
+            self.segments = (starts, lo)
+            if segments > 1:  # compiled (or loaded) here: most jobs never need it
+                self.pull_segment = codegen.entry_point(
+                    self.program, self.kernels.pull_segment, self.empty_ctx, outbox, in_ip,
+                    in_ix, starts, lo, 0, self.no_chunks, self.next_chunk,
+                )  # fmt: skip
+        return self.segments
 
     def work_chunks(self):
         """This process's vertices in chunks balanced by in-edges (engine/schedule.py),
@@ -485,9 +496,9 @@ class _Job:
             args = (scan, chunks, woken, self._bits_to_mark())
             return self.rt.run_parts(self.compute_part, lambda p: (self.ctx(p), *args))
         in_ip, in_ix, _ = self.edge_arrays(True)
-        seg = (self.segment_starts, self.own_range()[0])
+        seg = self._segments()
         before = 0.0  # the segments before the last (engine/segments.py), per part
-        for s in range(self.segment_starts.shape[0]):
+        for s in range(seg[0].shape[0]):
             self.next_chunk[0] = 0
             args = (self.pulled, in_ip, in_ix, *seg, s, self.chunks, self.next_chunk)
             took = self.rt.run_parts(self.pull_segment, lambda p, a=args: (self.ctx(p), *a))
@@ -496,7 +507,7 @@ class _Job:
         self.chunk_aggs[:] = self.agg_identity
         args = (self.pulled, in_ip, in_ix, *seg, self.chunks, self.next_chunk, self.chunk_aggs)
         last = self.rt.run_parts(self.dense_part, lambda p: (self.ctx(p), *args))
-        if self.segment_starts.shape[0] == 0:
+        if seg[0].shape[0] == 0:
             return last
         return [(out, t + float(b)) for (out, t), b in zip(last, before, strict=True)]
 
