@@ -1,5 +1,7 @@
 """The benchmark harness: helpers, and a tiny run of the peer side (peers must agree)."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -10,6 +12,8 @@ from hpgraph.bench._convert import (
     depth_from_parents,
     traversed_edges,
 )
+from hpgraph.bench.report import _cell
+from hpgraph.bench.timing import trial_spread
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.generators import kronecker, path_graph
 from hpgraph.graph import Graph
@@ -94,6 +98,19 @@ def test_pagerank_in_single_precision_against_double_peers():
         run_bench(["pagerank"], [("kron8", g)], quiet=True, pagerank_dtype="half")
 
 
+def test_trial_spread_is_per_root():
+    # two roots of different work, each run alike three times: no spread, though the
+    # fastest trial of all is 10x the median one
+    assert trial_spread({1: [1.0, 1.0, 1.0], 2: [0.1, 0.1, 0.1]}) == 0.0
+    # a root's median trial 1.5 s against its best 1.0 s, the other's 0.2 against 0.2:
+    # (1.5 + 0.2) / (1.0 + 0.2)
+    got = trial_spread({1: [1.0, 1.5, 3.0], 2: [0.2, 0.2, 0.2]})
+    assert got == pytest.approx(1.7 / 1.2 - 1)
+    assert trial_spread({None: [2.0, 3.0]}) == pytest.approx(0.25)
+    assert math.isnan(trial_spread({1: [1.0], 2: [0.5]}))  # one trial each: nothing to say
+    assert _cell("spread", 0.123) == "12%" and _cell("spread", float("nan")) == "-"
+
+
 def test_report_files(tmp_path, monkeypatch):
     monkeypatch.setattr(harness, "_hpgraph_kernels", lambda: ({}, {}, "hidden by the test"))
     md, csv = tmp_path / "b.md", tmp_path / "b.csv"
@@ -102,6 +119,7 @@ def test_report_files(tmp_path, monkeypatch):
     run_bench(**args, peers=["scipy", "nope"], out=csv)
     text = md.read_text()
     assert "| wcc | p | 50 | 49 | scipy |" in text
+    assert "| min s | spread |" in text
     assert csv.read_text().splitlines()[0].startswith("kernel,graph,V,E,system")
     with pytest.raises(InvalidArgumentError):
         run_bench(**args, out=tmp_path / "b.txt")

@@ -105,6 +105,7 @@ def test_gap_rows_times_checks_and_ratios(tmp_path, fake_env):
         rooted = kernel in ("bfs", "sssp")
         assert row["runs"] == 2 * (2 if rooted else 1), kernel  # the 9 s warm-up dropped
         assert row["median_s"] == pytest.approx(0.15) and row["min_s"] == pytest.approx(0.1)
+        assert row["spread"] == pytest.approx(0.5)  # trials 0.1 and 0.2 s of every root
         assert row["check"] == check and row["agree"], (kernel, row["check"])
         assert row["ratio"] == pytest.approx(0.15 / rows[(kernel, "hpgraph")]["median_s"])
         assert row["threads"].startswith("2 threads")

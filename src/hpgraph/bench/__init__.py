@@ -32,7 +32,9 @@ Rules (GAP's, plus LDBC Graphalytics' definitions and Graph500's roots and TEPS)
   timed region (conversion time and RSS growth are reported apart);
 - one untimed warm-up call per (system, kernel, graph) (numba compilation, caches), then
   ``trials`` timed calls (per root for BFS/SSSP); the table gives the median and the
-  minimum over all timed calls;
+  minimum over all timed calls, and the spread between trials: each root's median trial
+  over its fastest, summed over roots (a root's trials repeat the same work, while roots
+  differ in it, so the choice of roots is not counted as noise);
 - BFS/SSSP roots: ``roots`` distinct vertices with an edge that is not a self-loop,
   drawn with the seed; the same roots for every system;
 - PageRank: Graphalytics definition, damping 0.85, 20 iterations, dangling rank spread
@@ -48,7 +50,7 @@ Rules (GAP's, plus LDBC Graphalytics' definitions and Graph500's roots and TEPS)
   dangling rule) are compared "for information" only.
 
 Report columns: kernel, graph, |V|, |E| (as the user counts them: an undirected edge once),
-system, threads, median and min seconds, ``vs hpgraph`` = system time / hpgraph time
+system, threads, median and min seconds, spread, ``vs hpgraph`` = system time / hpgraph time
 (> 1: hpgraph is faster), EVPS = (|V| + |E|) / median time, TEPS (BFS, SSSP) = Graph500's
 "edges in the traversed component" / time, harmonic mean over roots, peak RSS (the
 process's high-water mark after the row), the cross-check, and a note (the competitor's

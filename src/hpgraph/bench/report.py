@@ -19,6 +19,7 @@ COLUMNS = [
     ("threads", "threads"),
     ("median_s", "median s"),
     ("min_s", "min s"),
+    ("spread", "spread"),
     ("ratio", "vs hpgraph"),
     ("evps", "EVPS"),
     ("teps", "TEPS"),
@@ -46,6 +47,8 @@ def _cell(key, value, short=True) -> str:
         return _si(value) if short else str(value)
     if key in ("median_s", "min_s"):
         return "-" if _nan(value) else f"{value:.4g}"
+    if key == "spread":
+        return "-" if _nan(value) else f"{100 * value:.0f}%"
     if key == "ratio":
         return "-" if _nan(value) else f"{value:.2f}x"
     if key in ("evps", "teps"):
@@ -215,9 +218,10 @@ def to_markdown(report) -> str:
         lines += ["", "## Failures", ""] + [f"- {f}" for f in report.failures]
     lines += [
         "",
-        "EVPS = (|V| + |E|) / median time. TEPS (BFS, SSSP) = edges of the traversed "
-        "component / time, harmonic mean over roots. Peak RSS is the process's high-water "
-        "mark after the row ran.",
+        "Spread: each root's median trial over its fastest, summed over roots (BFS, SSSP: "
+        "roots differ in work). EVPS = (|V| + |E|) / median time. TEPS (BFS, SSSP) = edges "
+        "of the traversed component / time, harmonic mean over roots. Peak RSS is the "
+        "process's high-water mark after the row ran.",
         "",
     ]
     return "\n".join(lines)

@@ -1,7 +1,7 @@
 """Timing one system's kernel on one graph (GAP's ``BenchmarkKernel``): an untimed
 warm-up, ``trials`` timed calls per root, the first result of each root checked and
-compared with the reference system's, and the report row: median and minimum time, EVPS,
-TEPS and the process's peak RSS."""
+compared with the reference system's, and the report row: median and minimum time, the
+spread between trials, EVPS, TEPS and the process's peak RSS."""
 
 from __future__ import annotations
 
@@ -17,7 +17,14 @@ from hpgraph.algorithms.registry import ALGORITHMS
 from hpgraph.bench._convert import loops_per_vertex, traversed_edges
 from hpgraph.bench.checks import compare, normal_form, summarise, values_of
 
-__all__ = ["Runner", "result_row", "missing_row", "peak_rss_bytes", "current_rss_bytes"]
+__all__ = [
+    "Runner",
+    "result_row",
+    "missing_row",
+    "trial_spread",
+    "peak_rss_bytes",
+    "current_rss_bytes",
+]
 
 
 def peak_rss_bytes() -> int:
@@ -37,6 +44,19 @@ def median(xs):
     return float(np.median(xs)) if xs else float("nan")
 
 
+def trial_spread(times) -> float:
+    """How much slower a typical trial is than the best: the sum over roots (``times``:
+    {root, or None: seconds of its trials}) of each root's median trial over the sum of its
+    fastest, minus 1 (0.12: 12% slower). Trials of one root repeat the same work, so this
+    is the machine's and the scheduler's noise; roots differ in work (a BFS from a root
+    of a small component is short), so the minimum over all roots would count the choice
+    of roots as noise. NaN without a root of two trials."""
+    rows = [ts for ts in times.values() if len(ts) >= 2]
+    if not rows:
+        return float("nan")
+    return sum(median(ts) for ts in rows) / sum(min(ts) for ts in rows) - 1.0
+
+
 def result_row(kernel, graph, size, system, samples=()) -> dict[str, Any]:
     """A report row of ``system``'s ``kernel`` on ``graph`` (|V|, |E| = ``size``) from its
     timed calls' seconds (none: a row that did not run); no TEPS, check, note, threads or
@@ -50,6 +70,7 @@ def result_row(kernel, graph, size, system, samples=()) -> dict[str, Any]:
         "system": system,
         "median_s": med,
         "min_s": float(min(samples)) if samples else float("nan"),
+        "spread": float("nan"),
         "runs": len(samples),
         "evps": sum(size) / med if med > 0 else None,
         "teps": None,
@@ -129,7 +150,7 @@ class Runner:
         rooted = ALGORITHMS[kernel].needs_source
         teps = self._teps(kernel, g, keys, times, refs) if rooted else None
         row = result_row(kernel, g, size, system, [x for k in keys for x in times[k]])
-        row.update(teps=teps, check=summarise(checks), agree=agree)
+        row.update(teps=teps, spread=trial_spread(times), check=summarise(checks), agree=agree)
         return row
 
     def _teps(self, kernel, g, keys, times, refs):
