@@ -249,6 +249,21 @@ def test_generate_convert_info_roundtrip(tmp_path):
     one_line_error(invoke("generate", "uniform", "-n", "10", "-m", "5", "-o", tmp_path / "x.y"), 2)
 
 
+def test_writing_edges_only_names_the_isolated_vertices_it_loses(tmp_path):
+    # 100 vertices, 20 edges: most vertices are isolated; only .hpgc keeps them
+    hpgc = tmp_path / "u.hpgc"
+    r = ok("generate", "uniform", "-n", "100", "-m", "20", "--seed", "1", "-o", hpgc)
+    assert "note:" not in r.stdout
+    isolated = int(r.stdout.split("isolated vertices")[1].split()[0])
+    assert isolated > 50
+    for out, what in (("u.parquet", "Parquet edge table"), ("u.el", "edge list")):
+        r = ok("convert", hpgc, tmp_path / out)
+        note = f"note: {isolated} isolated vertices are not in the {what} (only .hpgc keeps them)"
+        assert note in r.stdout
+        kept = ok("info", tmp_path / out, "--no-cache").stdout
+        assert f"vertices           {100 - isolated}" in kept  # the note tells the truth
+
+
 # --------------------------------------------------------------------- demo, bench
 def test_demo_small_scale_verifies_every_kernel():
     r = ok("demo", "--scale", "8", "--threads", "2")

@@ -31,8 +31,9 @@ def _written(path, fmt, seconds) -> str:
 
 
 def _lost_vertices_note(graph, fmt) -> str | None:
-    """Edge lists cannot hold isolated vertices; say so when some exist."""
-    if fmt != "edgelist" or graph.n == 0:
+    """Edge lists and Parquet edge tables cannot hold isolated vertices; say so when some
+    exist."""
+    if fmt not in ("edgelist", "parquet") or graph.n == 0:
         return None
     import numpy as np
 
@@ -42,12 +43,13 @@ def _lost_vertices_note(graph, fmt) -> str | None:
     lost = int(np.count_nonzero(deg == 0))
     if not lost:
         return None
-    return f"note: {lost:,} isolated vertices are not in the edge list (use .hpgc or .parquet)"
+    what = "edge list" if fmt == "edgelist" else "Parquet edge table"
+    return f"note: {lost:,} isolated vertices are not in the {what} (only .hpgc keeps them)"
 
 
 def _write(out, graph, path, fmt) -> None:
     """Write ``graph`` to ``path`` in ``fmt`` and print the file, its size and the time,
-    then the isolated vertices an edge list loses."""
+    then the isolated vertices an edge list or a Parquet table loses."""
     t0 = time.perf_counter()
     write_graph(graph, path)
     out.print(_written(path, fmt, time.perf_counter() - t0))
@@ -227,7 +229,7 @@ def info(input, directed, weighted, fmt, no_cache, seed):
 def convert(input, output, directed, weighted, fmt, no_cache, seed):
     """Read INPUT (any readable format, or a generator spec) and write OUTPUT in the format
     its extension names: .hpgc, .parquet, or an edge list (.el, .txt, .edges, .csv, .tsv;
-    optionally .gz). Edge lists keep user ids but lose isolated vertices.
+    optionally .gz). Edge lists and Parquet keep user ids but lose isolated vertices.
     """
     from hpgraph.errors import InvalidArgumentError
 
