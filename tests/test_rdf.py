@@ -359,6 +359,21 @@ def test_cli_load_and_sparql(data, tmp_path):
     r = runner.invoke(cli, ["sparql", str(path), "-e", q, "--format", "csv"])
     assert r.exit_code == 0 and r.output.splitlines()[0] == "d,n"
     assert len(r.output.splitlines()) == 1 + len(want)
+    # without --format, -o's extension names the format; stdout and other names: TSV
+    for name, header in (
+        ("a.csv", "d,n"),
+        ("a.json", "{"),
+        ("a.tsv", "?d\t?n"),
+        ("a.txt", "?d\t?n"),
+    ):
+        r = runner.invoke(cli, ["sparql", str(out), "-e", q, "-o", str(tmp_path / name)])
+        assert r.exit_code == 0, r.output
+        assert (tmp_path / name).read_text().splitlines()[0].startswith(header), name
+    r = runner.invoke(
+        cli, ["sparql", str(out), "-e", q, "-o", str(tmp_path / "b.csv"), "--format", "tsv"]
+    )
+    assert r.exit_code == 0 and (tmp_path / "b.csv").read_text().startswith("?d\t?n")
+    assert runner.invoke(cli, ["sparql", str(out), "-e", q]).output.startswith("?d\t?n")
     r = runner.invoke(cli, ["sparql", str(out), "-e", "SELECT ?x WHERE { ?x ?p }"])
     assert r.exit_code == 2 and "syntax error" in r.output
     bad = tmp_path / "bad.nt"

@@ -113,6 +113,12 @@ def graph(data, predicates, undirected, graph_name, output):
     click.echo(f"wrote {output}: {g.n:,} vertices, {g.num_edges:,} edges")
 
 
+def _results_format(output) -> str:
+    """The results format an output file's extension names (.csv, .tsv, .json), else tsv."""
+    ext = os.path.splitext(output or "")[1].lower().lstrip(".")
+    return ext if ext in ("csv", "tsv", "json") else "tsv"
+
+
 @click.command(short_help="Run a SPARQL query on an RDF store or file.")
 @click.argument("data", type=click.Path())
 @click.option("-e", "--expression", "query", help="The query text.")
@@ -121,9 +127,8 @@ def graph(data, predicates, undirected, graph_name, output):
     "--format",
     "fmt",
     type=click.Choice(["csv", "tsv", "json"]),
-    default="tsv",
-    show_default=True,
-    help="W3C SPARQL 1.1 results format (SELECT, ASK); CONSTRUCT / DESCRIBE write N-Triples.",
+    help="W3C SPARQL 1.1 results format (SELECT, ASK); CONSTRUCT / DESCRIBE write N-Triples. "
+    "[default: the extension of -o (.csv, .tsv, .json), else tsv]",
 )
 @click.option(
     "--union-default-graph",
@@ -164,6 +169,8 @@ def sparql(data, query, query_file, fmt, union_default_graph, output, ranks, run
         from hpgraph.launcher import relaunch
 
         sys.exit(relaunch(ranks, sys.argv[1:]))
+    if fmt is None:
+        fmt = _results_format(output)
     if runtime_name is None:
         from hpgraph.launcher import launched_by_mpi
 
