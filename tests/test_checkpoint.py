@@ -6,6 +6,7 @@ copies complete ones; ``hpgraph checkpoint list``."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import numpy as np
@@ -99,9 +100,11 @@ def test_a_corrupt_newest_checkpoint_falls_back_to_the_one_before(tmp_path):
     found = complete_checkpoints(folder)
     assert [ss for ss, _, _ in found] == [4, 6]
     _flip(found[-1][1] / "rank-0" / "value.npy")
+    opts = Checkpoints(folder, every=2, resume=True)
     with pytest.warns(CheckpointWarning, match="superstep-00000006: corrupt"):
-        res = fn(graph, threads=2, checkpoint=Checkpoints(folder, every=2, resume=True), **kw)
+        res = fn(graph, threads=2, checkpoint=opts, **kw)
     assert res.stats.supersteps[0].superstep == 4
+    assert opts.resumed_from == (4, str(found[0][1]))  # the one it fell back to
     assert res[col].tobytes() == fn(graph, threads=2, **kw)[col].tobytes()
 
 
@@ -111,8 +114,11 @@ def test_no_usable_checkpoint_starts_from_the_beginning(tmp_path):
         pagerank(GRAPH, threads=2, checkpoint=Checkpoints(folder, every=2, faults=Stop(5)))
     for _, f, _ in complete_checkpoints(folder):
         _flip(f / "rank-0" / "state.npy")
+    opts = Checkpoints(folder, every=2, resume=True)
+    opts.resumed_from = (99, "stale: from another run")
     with pytest.warns(CheckpointWarning) as seen:
-        res = pagerank(GRAPH, threads=2, checkpoint=Checkpoints(folder, every=2, resume=True))
+        res = pagerank(GRAPH, threads=2, checkpoint=opts)
+    assert opts.resumed_from is None
     text = [str(w.message) for w in seen]
     assert [t.split(": ")[1] for t in text[:2]] == [
         "corrupt (rank-0/state.npy does not match its checksum); trying an older one"
@@ -198,7 +204,17 @@ def test_cli_checkpoint_list_and_resume(tmp_path):
        "--checkpoint-every", "2", "--checkpoint-keep", "3")  # fmt: skip
     lines = ok("checkpoint", "list", folder).stdout.splitlines()
     assert [line.split()[:2] for line in lines] == [["superstep", s] for s in ("2", "4", "6")]
-    ok("run", "pagerank", "kronecker:9", "--iterations", "6", "--checkpoint", folder, "--resume")
+    r = ok(
+        "run", "pagerank", "kronecker:9", "--iterations", "6", "--checkpoint", folder, "--resume"
+    )
+    assert re.search(rf"resumed +from superstep 6 \({folder / 'superstep-00000006'}\)", r.stdout)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r = ok("run", "pagerank", "kronecker:9", "--checkpoint", empty, "--resume")
+    assert re.search(
+        rf"resumed +no usable checkpoint in {empty}: started from superstep 0", r.stdout
+    )
+    assert "resumed" not in ok("run", "pagerank", "kronecker:9", "--checkpoint", empty).stdout
     line = one_line_error(invoke("run", "pagerank", "kronecker:9", "--checkpoint", folder,
                                  "--resume", "--damping", "0.5"), 2)  # fmt: skip
     assert "a checkpoint of another job" in line

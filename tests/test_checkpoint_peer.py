@@ -80,9 +80,11 @@ def test_resume_gives_the_same_bits(threads, tmp_path):
     with pytest.raises(RuntimeErrorInJob, match="stopped at 7"):
         _run(threads, checkpoint=Checkpoints(folder, every=2, keep=2, faults=Stop(7)))
     assert [ss for ss, _, _ in complete_checkpoints(folder)] == [4, 6]
-    resumed = _resume(threads, folder)
+    opts = Checkpoints(folder, every=2, resume=True)
+    resumed = _job(threads, checkpoint=opts)
     _same(resumed.results, _run(threads))
     assert resumed.stats.supersteps[0].superstep == 6
+    assert opts.resumed_from == (6, str(folder / "superstep-00000006"))
     assert len(resumed.stats.supersteps) == STEPS - 6
 
 

@@ -302,6 +302,8 @@ def run(
         rows.append(source_row)
     job = result.stats
     rows += _timing_rows(graph, result, elapsed, runtime)
+    if checkpoints is not None and checkpoints.resume:
+        rows.append(("resumed", _resumed_text(checkpoints)))
     summary, table = summary or result_summary(name, result)
     rows += summary
     out.print(kv_lines(rows))
@@ -386,6 +388,15 @@ def _resolve_source(graph, source, input):
         why = ""
     uid = python_scalar(graph.user_ids()[s])
     return uid, ("source", f"{uid}{why}")
+
+
+def _resumed_text(checkpoints) -> str:
+    """Where a ``--resume`` run started: the checkpoint's superstep and folder, or why
+    from the beginning."""
+    if checkpoints.resumed_from is None:
+        return f"no usable checkpoint in {checkpoints.dir}: started from superstep 0"
+    ss, folder = checkpoints.resumed_from
+    return f"from superstep {ss:,} ({folder})"
 
 
 def _timing_rows(graph, result, elapsed, runtime=None):

@@ -29,7 +29,7 @@ import threading
 import warnings
 import zlib
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -87,7 +87,9 @@ class Checkpoints:
     copied); ``resume``: start from the newest complete checkpoint in ``dir`` or
     ``drain`` (a corrupt one is skipped with a warning; none at all: from the start);
     ``faults``: a :class:`Faults` the hook calls (a fault injector). ``dir`` may be None
-    when only ``faults`` is wanted."""
+    when only ``faults`` is wanted. ``resumed_from`` is set by the job that uses them:
+    (superstep, folder) of the checkpoint it resumed from, None when it started from
+    superstep 0."""
 
     dir: str | os.PathLike | None
     every: int = 5
@@ -95,6 +97,7 @@ class Checkpoints:
     drain: str | os.PathLike | None = None
     resume: bool = False
     faults: Faults | None = None
+    resumed_from: tuple[int, str] | None = field(default=None, init=False, compare=False)
 
     def __post_init__(self):
         for what in ("every", "keep"):
@@ -346,6 +349,7 @@ class _Folders:
     def __init__(self, opts: Checkpoints, fingerprint: dict, lead: bool, agree, units):
         self.opts, self.fingerprint, self.lead, self.agree = opts, fingerprint, lead, agree
         self.units = list(units)
+        opts.resumed_from = None  # this job's, set when it resumes
         self.root = Path(opts.dir)
         self.drain_root = Path(opts.drain) if opts.drain is not None else None
         self.drainer = None
@@ -390,12 +394,13 @@ class _Folders:
         if self.drain_root is not None:
             have = {ss for ss, _, _ in found}
             found += [c for c in complete_checkpoints(self.drain_root) if c[0] not in have]
-        for _, folder, manifest in sorted(found, key=lambda t: t[0], reverse=True):
+        for ss, folder, manifest in sorted(found, key=lambda t: t[0], reverse=True):
             self.check_ours(folder, manifest)
             bad = next((b for p in prefixes if (b := _verify(folder, manifest["files"], p))), None)
             if self.agree(1.0 if bad else 0.0):
                 self.warn(f"{folder}: corrupt ({bad or 'on another rank'}); trying an older one")
                 continue
+            self.opts.resumed_from = (int(ss), str(folder))
             return folder, manifest
         if found:
             self.warn(f"{self.root}: no usable checkpoint; starting from superstep 0")
