@@ -199,7 +199,7 @@ def test_options_of_other_algorithms_are_refused(name, graph_file):
         if algo.param(p.name) is None and not p.choices  # a bad choice fails before
     )
     value = [] if other.type is bool else ["1"]
-    own = ", ".join(p.flag for p in algo.params) or "none"
+    own = ", ".join(["--source"] * algo.needs_source + [p.flag for p in algo.params]) or "none"
     msg = one_line_error(invoke("run", name, graph_file, other.flag, *value), 2)
     assert f"{other.flag} does not apply to {name} (its options: {own})" in msg
 

@@ -38,7 +38,10 @@ __all__ = [
 #: Generator kinds a spec may name (see :func:`hpgraph.bench.parse_graph_spec`).
 _SPEC_KINDS = ("kronecker", "kron", "uniform", "urand")
 #: Extensions of graph files that can be written, for messages.
-GRAPH_OUTPUTS = ".hpgc, .parquet, or an edge list (.el, .txt, .edges, .csv, .tsv; optionally .gz)"
+GRAPH_OUTPUTS = (
+    ".hpgc, .parquet, or an edge list (.el, .txt, .edges, .edgelist, .csv, .tsv, .snap; "
+    "optionally .gz)"
+)
 
 
 class CommandFailed(Exception):

@@ -228,8 +228,9 @@ def info(input, directed, weighted, fmt, no_cache, seed):
 @load_options
 def convert(input, output, directed, weighted, fmt, no_cache, seed):
     """Read INPUT (any readable format, or a generator spec) and write OUTPUT in the format
-    its extension names: .hpgc, .parquet, or an edge list (.el, .txt, .edges, .csv, .tsv;
-    optionally .gz). Edge lists and Parquet keep user ids but lose isolated vertices.
+    its extension names: .hpgc, .parquet, or an edge list (.el, .txt, .edges, .edgelist,
+    .csv, .tsv, .snap; optionally .gz). Edge lists and Parquet keep user ids but lose
+    isolated vertices.
     """
     from hpgraph.errors import InvalidArgumentError
 

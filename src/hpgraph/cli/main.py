@@ -141,8 +141,8 @@ def cli(ctx, debug):
       hpgraph run bfs edges.txt --source alice --verify -o depths.csv
       hpgraph bench kronecker:16 --kernels bfs,pagerank --trials 3
 
-    INPUT is a graph file (.el .txt .edges .csv .tsv .mtx, optionally .gz; .parquet;
-    .hpgc) or a generated graph: kronecker:SCALE[:EDGE_FACTOR], uniform:N:M.
+    INPUT is a graph file (.el .txt .edges .edgelist .csv .tsv .snap .mtx, optionally
+    .gz; .parquet; .hpgc) or a generated graph: kronecker:SCALE[:EDGE_FACTOR], uniform:N:M.
     Exit codes: 0 ok, 1 verification failure or kernel error, 2 bad input or usage.
     """
     ctx.ensure_object(State).debug = debug

@@ -202,7 +202,8 @@ def run(
     given = {k[len(_OPT_PREFIX) :]: v for k, v in options.items() if v is not None}
     stray = [k for k in given if algo.param(k) is None]
     if stray:
-        own = ", ".join(p.flag for p in algo.params) or "none"
+        flags = (["--source"] if algo.needs_source else []) + [p.flag for p in algo.params]
+        own = ", ".join(flags) or "none"
         raise click.UsageError(
             f"--{stray[0].replace('_', '-')} does not apply to {name} (its options: {own})"
         )
