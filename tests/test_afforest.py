@@ -14,7 +14,7 @@ from scipy.sparse.csgraph import connected_components
 
 import hpgraph as hp
 from hpgraph.algorithms.afforest import afforest_components
-from hpgraph.engine.atomics import atomic_min, compare_and_swap, fetch_add
+from hpgraph.engine.atomics import atomic_min, compare_and_swap, fetch_add, prefetch
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.generators.kronecker import kronecker
 from hpgraph.graph.csr import Graph
@@ -129,6 +129,24 @@ def _take_chunks(counter, seen, chunk):
         for i in range(start, min(start + chunk, seen.shape[0])):
             seen[i] += 1
         atomic_min(counter, 1, -start)  # the most negative start: the last chunk taken
+
+
+@njit
+def _gather_with_prefetch(x, idx, ahead):
+    total = 0.0
+    for k in range(idx.shape[0]):
+        prefetch(x, idx[min(k + ahead, idx.shape[0] - 1)])
+        prefetch(x, 1 << 40)  # far outside the array: a hint never faults
+        total += x[idx[k]]
+    return total
+
+
+def test_prefetch_is_a_hint_compiled_in():
+    x = np.arange(1000, dtype=np.float64)
+    idx = np.random.default_rng(0).integers(0, 1000, 5000)
+    assert _gather_with_prefetch(x, idx, 16) == x[idx].sum()  # results unchanged
+    ir = next(iter(_gather_with_prefetch.inspect_llvm().values()))
+    assert "llvm.prefetch" in ir
 
 
 def test_fetch_add_hands_out_each_chunk_once():

@@ -8,6 +8,7 @@ __all__ = [
     "PUSH_PULL_THRESHOLD",
     "PUSH_PULL_THRESHOLD_FULL_SCAN",
     "PULL_WINDOW_BYTES",
+    "PULL_PREFETCH",
     "PULL_MIN_SEGMENT_ROW",
     "DEFAULT_THREADS",
     "CACHE_DIR",
@@ -32,16 +33,21 @@ NUMBA_FLAGS_NOCACHE = {k: v for k, v in NUMBA_FLAGS.items() if k != "cache"}
 PUSH_PULL_THRESHOLD = 1.0 / 20.0
 PUSH_PULL_THRESHOLD_FULL_SCAN = float(os.environ.get("HPGRAPH_PULL_SHARE", "0.25"))
 
-#: A dense superstep pulls its senders' broadcasts in segments of at most this many bytes
-#: each, so that the random reads of one segment's pass stay in cache
-#: (engine/segments.py); HPGRAPH_PULL_WINDOW overrides it (bytes; 0 or less: no
-#: segments). 4 MiB: the float32 pass over a million vertices (4 MB) ran at about the
-#: speed of one segment's pass on the 2-core test machine, where the float64 one (8 MB)
-#: ran 1.5-3x slower.
-PULL_WINDOW_BYTES = int(os.environ.get("HPGRAPH_PULL_WINDOW", str(4 << 20)))
+#: A dense superstep may pull its senders' broadcasts in segments of at most this many
+#: bytes each, so that the random reads of one segment's pass stay in cache
+#: (engine/segments.py); HPGRAPH_PULL_WINDOW sets it (bytes; 0 or less: no segments, the
+#: default). Off since the prefetch below: on the 2-core test machine one pass with it
+#: took 0.7-0.9x the time of 2 segments of 4 MiB (float64 PageRank on Kronecker 20 and
+#: uniform 1M/16M), and segments with it were slower than either.
+PULL_WINDOW_BYTES = int(os.environ.get("HPGRAPH_PULL_WINDOW", "0"))
 #: ... and in no more segments than keep this many entries of the mean in-row in each
 #: (a segment's pass also reads every own vertex's row bounds and inbox).
 PULL_MIN_SEGMENT_ROW = 2.0
+#: A dense pass asks the CPU for the broadcast this many in-edges ahead of the one it
+#: reads (engine/superstep.py ``_combine_row``; a software prefetch, since the reads'
+#: addresses come from the in-row and the hardware cannot guess them); 0: none.
+#: HPGRAPH_PULL_PREFETCH overrides it (compiled in: a new value compiles new kernels).
+PULL_PREFETCH = int(os.environ.get("HPGRAPH_PULL_PREFETCH", "64"))
 
 #: Worker threads (= partitions) of the local runtime when none are asked for:
 #: $HPGRAPH_THREADS, else in a Slurm job the CPUs it gave each task (sbatch/srun -c),

@@ -7,7 +7,7 @@ GCC's ``__sync_bool_compare_and_swap`` that the GAP reference uses). Plain loads
 stores of aligned 4- and 8-byte integers never tear, so kernels may read the same
 elements without atomics and only publish with :func:`compare_and_swap`, or with the two
 built on it: :func:`fetch_add` (a shared work counter: threads take chunks in turn) and
-:func:`atomic_min`.
+:func:`atomic_min`. Also :func:`prefetch`, a cache hint for the random reads of a pull.
 
     from hpgraph.engine.atomics import compare_and_swap
 
@@ -18,13 +18,14 @@ built on it: :func:`fetch_add` (a shared work counter: threads take chunks in tu
 
 from __future__ import annotations
 
+from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
 from hpgraph.config import NUMBA_FLAGS
 
-__all__ = ["compare_and_swap", "fetch_add", "atomic_min"]
+__all__ = ["compare_and_swap", "fetch_add", "atomic_min", "prefetch"]
 
 _INTEGERS = (types.int32, types.int64, types.uint32, types.uint64)
 
@@ -77,3 +78,31 @@ def atomic_min(array, i, x):
         old = array[i]
         if x >= old or compare_and_swap(array, i, old, x) == old:
             return
+
+
+@intrinsic
+def prefetch(typingctx, array, index):
+    """``prefetch(array, i)``: ask the CPU to bring ``array[i]``'s cache line in ahead of
+    a read (LLVM's ``llvm.prefetch``, a read with high locality: ``prefetcht0`` on
+    x86-64). A hint: it never faults, returns nothing, and ``i`` is not bounds-checked
+    (an address outside the array is fetched for nothing). ``array``: a 1-D array."""
+    if not (
+        isinstance(array, types.Array) and array.ndim == 1 and isinstance(index, types.Integer)
+    ):
+        return None
+    sig = types.void(array, index)
+
+    def codegen(context, builder, signature, args):
+        aryty, idxty = signature.args
+        ary = context.make_array(aryty)(context, builder, args[0])
+        idx = context.cast(builder, args[1], idxty, types.intp)
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, [idx], wraparound=False)
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0i8")
+        # (address, 0: read, 3: keep in all cache levels, 1: data cache)
+        builder.call(fn, [builder.bitcast(ptr, i8p), i32(0), i32(3), i32(1)])
+        return context.get_dummy_value()
+
+    return sig, codegen

@@ -108,7 +108,7 @@ def _fingerprint(program: VertexProgram, template: str) -> str:
     h.update(f"{__version__} {numba.__version__} {sys.version_info[:2]}".encode())
     # constants bound into the module depend on the message type
     h.update(f"{program.message_dtype.str} {program.message_shape}".encode())
-    h.update(f"sender_ids={program.sender_ids}".encode())
+    h.update(f"sender_ids={program.sender_ids} prefetch={config.PULL_PREFETCH}".encode())
     for fn in (program.compute, program.combiner, program.edge_message):
         if callable(fn):
             _fingerprint_function(fn, h)
@@ -177,6 +177,7 @@ def _bind(program: VertexProgram) -> ModuleType:
         identity = _identity(combiner, program.message_dtype, program.message_shape)
         mod._HAS_IDENTITY = identity is not None
         mod._IDENTITY = identity if identity is not None else 0
+        mod._PREFETCH = max(int(config.PULL_PREFETCH), 0)
         _loaded[key] = mod
         return mod
 

@@ -29,7 +29,7 @@ import numpy as np
 from numba import njit
 
 from hpgraph.config import NUMBA_FLAGS
-from hpgraph.engine.atomics import compare_and_swap, fetch_add
+from hpgraph.engine.atomics import compare_and_swap, fetch_add, prefetch
 from hpgraph.engine.context import (
     ACTIVE,
     AGG_MIN,
@@ -65,6 +65,7 @@ _EDGE_KINDS = False  # the program has an edge function: SEND_EDGES differs from
 _EARLY_EXIT = False  # the combiner keeps the first message: pull may stop at it
 _HAS_IDENTITY = False  # a built-in combiner on scalars, whose neutral element is:
 _IDENTITY = 0
+_PREFETCH = 0  # dense pulls: prefetch the broadcast this many in-edges ahead (0: none)
 
 _NO_BITS = np.zeros(0, dtype=np.uint64)  # pull without a sender bitmap: read the flags
 
@@ -187,19 +188,27 @@ def _combine_row(values, in_indices, k0, k1):
     1M/16M, one thread. A row of under four entries is combined in order, exactly as one
     chain; a longer row's sum differs from the one chain in the last bits only, and is the
     same in every run and for any number of threads (ids are unsigned: no
-    negative-index test)."""
+    negative-index test). Each read first asks for the value ``_PREFETCH`` entries
+    further on (``config.PULL_PREFETCH``), usually in a later row of the same pass: a
+    software prefetch, which the hardware cannot do for addresses read from the row."""
     a0 = _IDENTITY
     a1 = _IDENTITY
     a2 = _IDENTITY
     a3 = _IDENTITY
+    end = in_indices.shape[0] - 1 - _PREFETCH  # the last entry with one to prefetch
     k = k0
     while k + 3 < k1:
+        if _PREFETCH > 0 and k + 3 <= end:
+            for j in range(k + _PREFETCH, k + _PREFETCH + 4):
+                prefetch(values, np.uintp(in_indices[j]))
         a0 = _combine(a0, values[np.uintp(in_indices[k])])
         a1 = _combine(a1, values[np.uintp(in_indices[k + 1])])
         a2 = _combine(a2, values[np.uintp(in_indices[k + 2])])
         a3 = _combine(a3, values[np.uintp(in_indices[k + 3])])
         k += 4
     while k < k1:
+        if _PREFETCH > 0 and k <= end:
+            prefetch(values, np.uintp(in_indices[k + _PREFETCH]))
         a0 = _combine(a0, values[np.uintp(in_indices[k])])
         k += 1
     return _combine(_combine(a0, a1), _combine(a2, a3))
