@@ -47,7 +47,7 @@ PULL_MIN_SEGMENT_ROW = 2.0
 #: reads (engine/superstep.py ``_combine_row``; a software prefetch, since the reads'
 #: addresses come from the in-row and the hardware cannot guess them); 0: none.
 #: HPGRAPH_PULL_PREFETCH overrides it (compiled in: a new value compiles new kernels).
-PULL_PREFETCH = int(os.environ.get("HPGRAPH_PULL_PREFETCH", "64"))
+PULL_PREFETCH = max(int(os.environ.get("HPGRAPH_PULL_PREFETCH", "64")), 0)
 
 #: Worker threads (= partitions) of the local runtime when none are asked for:
 #: $HPGRAPH_THREADS, else in a Slurm job the CPUs it gave each task (sbatch/srun -c),

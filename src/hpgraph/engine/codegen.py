@@ -177,7 +177,7 @@ def _bind(program: VertexProgram) -> ModuleType:
         identity = _identity(combiner, program.message_dtype, program.message_shape)
         mod._HAS_IDENTITY = identity is not None
         mod._IDENTITY = identity if identity is not None else 0
-        mod._PREFETCH = max(int(config.PULL_PREFETCH), 0)
+        mod._PREFETCH = config.PULL_PREFETCH
         _loaded[key] = mod
         return mod
 
