@@ -10,6 +10,7 @@ __all__ = [
     "PULL_WINDOW_BYTES",
     "PULL_PREFETCH",
     "PULL_MIN_SEGMENT_ROW",
+    "HUB_ORDER_MIN_VERTICES",
     "DEFAULT_THREADS",
     "CACHE_DIR",
     "PR_TOLERANCE",
@@ -48,6 +49,11 @@ PULL_MIN_SEGMENT_ROW = 2.0
 #: addresses come from the in-row and the hardware cannot guess them); 0: none.
 #: HPGRAPH_PULL_PREFETCH overrides it (compiled in: a new value compiles new kernels).
 PULL_PREFETCH = max(int(os.environ.get("HPGRAPH_PULL_PREFETCH", "64")), 0)
+
+#: Kernels that may run on the hub-grouped view (graph/hub_order.py; PageRank's
+#: ``order="auto"``) do so on skewed graphs of more vertices than this: below it the
+#: 8 B values of every vertex (1 MiB) stay in the L2 cache whatever the order.
+HUB_ORDER_MIN_VERTICES = 1 << 17
 
 #: Worker threads (= partitions) of the local runtime when none are asked for:
 #: $HPGRAPH_THREADS, else in a Slurm job the CPUs it gave each task (sbatch/srun -c),

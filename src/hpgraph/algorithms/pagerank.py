@@ -16,6 +16,10 @@ the next superstep; a second aggregator sums |change| for the tolerance test in 
 master hook. Every vertex stays awake and sends, so the engine runs each iteration as a
 dense superstep: one pull pass over the in-edges that sums and computes at once, threads
 taking chunks in turn (GAP's pr.cc, SciPy's SpMV; docs/algorithms/pagerank.md).
+
+On a skewed graph the program runs on the hub-grouped view (``order="auto"``,
+:mod:`hpgraph.graph.hub_order`): the hubs' ranks share cache lines, so the pull's random
+reads hit the cache far more often; the ranks are mapped back to the graph's ids.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ import numpy as np
 from hpgraph.algorithms._common import check_graph, finish_result
 from hpgraph.engine import run, vertex_program
 from hpgraph.errors import InvalidArgumentError
+from hpgraph.graph.hub_order import hub_view, is_skewed
+from hpgraph.graph.part import is_part
 
 __all__ = ["pagerank"]
 
@@ -63,6 +69,30 @@ PAGERANK = _program(np.float64, "pagerank")
 #: single precision: the same program with float32 ranks and messages (sums in float32)
 PAGERANK32 = _program(np.float32, "pagerank32")
 _PROGRAMS = {"float64": PAGERANK, "float32": PAGERANK32}
+#: vertex orders the program may run in (``order=``)
+ORDERS = ("auto", "hubs", "input")
+
+
+def _on_hubs(graph, order, runtime, checkpoint):
+    """Whether to run on the hub-grouped view: asked for, or ``auto`` on a skewed whole
+    graph on the local runtime without checkpoints (a checkpoint holds the ranks in the
+    order the job ran in; a part of an MPI job is numbered by its ranks)."""
+    if order not in ORDERS:
+        raise InvalidArgumentError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
+    if order == "input":
+        return False
+    from hpgraph.runtimes.local import LocalRuntime
+
+    local = runtime in (None, "local") or isinstance(runtime, LocalRuntime)
+    local = local and not is_part(graph)
+    if order == "hubs":
+        if not local:
+            raise InvalidArgumentError(
+                "order='hubs' runs on the local runtime only (a part of an MPI job keeps "
+                "its ranks' numbering); use order='auto' or 'input'"
+            )
+        return True
+    return local and checkpoint is None and is_skewed(graph)
 
 
 def pagerank(
@@ -72,6 +102,7 @@ def pagerank(
     iterations=20,
     tolerance=None,
     dtype="float64",
+    order="auto",
     threads=None,
     runtime=None,
     progress=False,
@@ -79,7 +110,11 @@ def pagerank(
 ):
     """Rank of every vertex (sums to 1). ``dtype``: ``"float64"`` (default) or
     ``"float32"`` (single-precision ranks and contributions, as GAP; the rank column is
-    then float32). ``checkpoint``: superstep checkpoints and resume
+    then float32). ``order``: ``"hubs"`` runs on the hub-grouped view (built once, cached
+    on the graph: 4 B per vertex + a copy of the CSR), ``"input"`` on the graph's own
+    numbering, ``"auto"`` (default) on the view for skewed graphs of more than
+    :data:`~hpgraph.config.HUB_ORDER_MIN_VERTICES` vertices on the local runtime without
+    checkpoints. ``checkpoint``: superstep checkpoints and resume
     (:class:`hpgraph.engine.checkpoint.Checkpoints`)."""
     check_graph(graph, parts=True)
     if not 0.0 <= damping <= 1.0:
@@ -92,6 +127,8 @@ def pagerank(
     if not isinstance(key, str) or key not in _PROGRAMS:
         raise InvalidArgumentError(f"dtype must be float64 or float32, got {dtype!r}")
     n = graph.n
+    hubs = _on_hubs(graph, order, runtime, checkpoint)
+    vertex_order, on = hub_view(graph, threads) if hubs else (None, graph)
 
     def master(mc):
         # mc.aggregated[1]: L1 change made by the superstep just finished
@@ -100,7 +137,7 @@ def pagerank(
 
     job = run(
         _PROGRAMS[key],
-        graph,
+        on,
         params={"damping": damping, "iterations": iterations},
         values=1.0 / max(n, 1),
         max_supersteps=int(iterations) + 1,
@@ -111,15 +148,20 @@ def pagerank(
         checkpoint=checkpoint,
     )
     iters = max(job.supersteps - 1, 0)
+    rank = job.values
+    if hubs:
+        rank = np.empty_like(job.values)
+        rank[vertex_order] = job.values
     return finish_result(
         "pagerank",
         graph,
-        {"rank": job.values},
+        {"rank": rank},
         job,
         meta={
             "damping": damping,
             "iterations": iters,
             "converged": job.stopped_by == "master",
             "dtype": key,
+            "order": "hubs" if hubs else "input",
         },
     )

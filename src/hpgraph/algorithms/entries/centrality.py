@@ -43,6 +43,8 @@ def _report_pagerank(result):
     rows = [("iterations", it), ("rank sum", f"{rank.sum():.6f}")]
     if meta.get("dtype", "float64") != "float64":
         rows.append(("precision", f"{meta['dtype']} (ranks and sums; within about 2e-5 of double)"))
+    if meta.get("order") == "hubs":
+        rows.append(("vertex order", "hubs first (the hub-grouped view, cached on the graph)"))
     return rows, table
 
 
@@ -51,7 +53,8 @@ def _brief_pagerank(result):
 
     rank = result["rank"]
     v = int(np.argmax(rank))
-    return f"top vertex {scalar(result.vertex_ids()[v])} (rank {rank[v]:.3g})"
+    hubs = ", hubs first" if result.meta.get("order") == "hubs" else ""
+    return f"top vertex {scalar(result.vertex_ids()[v])} (rank {rank[v]:.3g}){hubs}"
 
 
 def _report_betweenness(result, what):
@@ -90,6 +93,14 @@ PAGERANK = Algorithm(
             "float64",
             "rank precision; float32 as the GAP reference (faster, within 2e-5 relative)",
             choices=("float64", "float32"),
+        ),
+        Param(
+            "order",
+            str,
+            "auto",
+            "vertex order of the pull: hubs (grouped by degree, first), input, or auto "
+            "(hubs on skewed graphs)",
+            choices=("auto", "hubs", "input"),
         ),
     ),
     verifier=Verifier(VERIFY + "verify_pagerank", _pagerank_args, _pagerank_checks),
