@@ -1,6 +1,7 @@
 """The benchmark harness: helpers, and a tiny run of the peer side (peers must agree)."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -96,6 +97,28 @@ def test_pagerank_in_single_precision_against_double_peers():
     assert "hpgraph in float32" in report.env["pagerank"]
     with pytest.raises(InvalidArgumentError, match="pagerank_dtype"):
         run_bench(["pagerank"], [("kron8", g)], quiet=True, pagerank_dtype="half")
+
+
+def test_bench_order_hubs_notes_the_view_and_its_build():
+    # PageRank and SSSP on the hub-grouped view, built before the timed calls; BFS has no
+    # order and runs as before
+    g = kronecker(8, seed=1)
+    report = run_bench(
+        ["pagerank", "sssp", "bfs"], ["kronecker:8"], trials=1, threads=1, roots=2,
+        quiet=True, competitors=["scipy"], order="hubs",
+    )  # fmt: skip
+    assert report.ok, report.failures
+    notes = {r["kernel"]: r["note"] for r in report.rows if r["system"] == "hpgraph"}
+    assert re.fullmatch(r"hubs first \(view built in \d+\.\d\d s, untimed\)", notes["pagerank"])
+    assert notes["sssp"].startswith("hubs first") and notes["bfs"] == ""
+    assert all(r["agree"] for r in report.rows), [r["check"] for r in report.rows]
+    assert "numbering (PageRank, SSSP): hubs" in report.env["order"]
+    # auto on a graph this small: the input's numbering, no note
+    auto = run_bench(["pagerank"], [("kron8", g)], trials=1, threads=1, quiet=True,
+                     competitors=["scipy"])  # fmt: skip
+    assert [r["note"] for r in auto.rows if r["system"] == "hpgraph"] == [""]
+    with pytest.raises(InvalidArgumentError, match="order must be one of"):
+        run_bench(["pagerank"], [("kron8", g)], quiet=True, order="degree")
 
 
 def test_trial_spread_is_per_root():

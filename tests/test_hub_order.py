@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from conftest import SHAPE_CASES, make_shape
-from hpgraph import pagerank
-from hpgraph.algorithms.verify import verify_pagerank
+from hpgraph import pagerank, sssp
+from hpgraph.algorithms.verify import verify_pagerank, verify_sssp
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.generators.kronecker import kronecker, uniform_random
 from hpgraph.graph import Graph
@@ -51,9 +51,10 @@ def _check_view(g, order, view):
 @pytest.mark.parametrize("shape, directed, weighted", SHAPE_CASES)
 def test_hub_view_is_a_renumbering(shape, directed, weighted):
     g = make_shape(shape, directed, weighted)
-    order, view = hub_view(g)
+    order, numbers, view = hub_view(g)
     _check_view(g, order, view)
-    assert hub_view(g)[1] is view and not order.flags.writeable  # cached, read-only
+    assert np.array_equal(numbers[order], np.arange(g.n))
+    assert hub_view(g).graph is view and not order.flags.writeable  # cached, read-only
 
 
 @pytest.mark.parametrize("directed", [False, True])
@@ -65,14 +66,14 @@ def test_hub_view_long_and_unsorted_rows(directed):
     dst = np.concatenate([rng.integers(0, n, 240), rng.integers(0, n, 500)])
     w = rng.random(src.shape[0])
     g = Graph.from_edges(src, dst, w, n=n, directed=directed)
-    _check_view(g, *hub_view(g, threads=2))
+    _check_view(g, *hub_view(g, threads=2)[::2])
     # the same rows, each reversed: the view sorts them
     ip = g.indptr
     ix = np.concatenate([g.indices[ip[v] : ip[v + 1]][::-1] for v in range(n)])
     wx = np.concatenate([g.weights[ip[v] : ip[v + 1]][::-1] for v in range(n)])
     h = Graph(ip, ix, wx, directed=directed)
-    order, view = hub_view(h, threads=2)
-    assert order.tolist() == hub_view(g)[0].tolist()
+    order, _, view = hub_view(h, threads=2)
+    assert order.tolist() == hub_view(g).order.tolist()
     _check_view(h, order, view)
 
 
@@ -104,6 +105,33 @@ def test_pagerank_auto_takes_hubs_on_a_large_skewed_graph():
     np.testing.assert_allclose(
         res["rank"], pagerank(g, iterations=3, order="input", threads=2)["rank"], rtol=1e-12
     )
+
+
+@pytest.mark.parametrize("directed", [False, True])
+@pytest.mark.parametrize("variant", ["delta-stepping", "bellman-ford"])
+def test_sssp_on_hubs_equals_input_order(directed, variant):
+    g = kronecker(10, seed=3, weighted=True, directed=directed)
+    rng = np.random.default_rng(1)
+    for source in rng.choice(np.flatnonzero(g.out_degree() > 0), 3, replace=False).tolist():
+        hubs = sssp(g, source, order="hubs", variant=variant, threads=2)
+        plain = sssp(g, source, order="input", variant=variant, threads=2)
+        assert hubs.meta["order"] == "hubs" and plain.meta["order"] == "input"
+        # the same distances bit for bit (the same sums); the parents form a valid tree
+        # in the input's ids, the smallest tight in-neighbour in the view's numbering
+        assert np.array_equal(hubs["distance"], plain["distance"])
+        assert hubs["parent"][source] == source
+        verify_sssp(g, source, hubs)
+
+
+def test_sssp_on_hubs_with_string_ids():
+    g0 = kronecker(9, seed=4, weighted=True)
+    ids = np.array([f"u{v}" for v in range(g0.n)], dtype=object)
+    g = Graph(g0.indptr, g0.indices, g0.weights, directed=False, ids=ids)
+    res = sssp(g, "u7", order="hubs", threads=2)
+    ref = sssp(g, "u7", order="input", threads=2)
+    assert np.array_equal(res["distance"], ref["distance"])
+    parents = res.output_columns()["parent"]
+    assert parents[7] == "u7" and set(parents[res["distance"] < np.inf]) <= set(ids)
 
 
 def test_pagerank_order_errors():

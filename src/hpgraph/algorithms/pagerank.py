@@ -27,10 +27,9 @@ from __future__ import annotations
 import numpy as np
 
 from hpgraph.algorithms._common import check_graph, finish_result
+from hpgraph.algorithms._order import run_order
 from hpgraph.engine import run, vertex_program
 from hpgraph.errors import InvalidArgumentError
-from hpgraph.graph.hub_order import hub_view, is_skewed
-from hpgraph.graph.part import is_part
 
 __all__ = ["pagerank"]
 
@@ -69,30 +68,6 @@ PAGERANK = _program(np.float64, "pagerank")
 #: single precision: the same program with float32 ranks and messages (sums in float32)
 PAGERANK32 = _program(np.float32, "pagerank32")
 _PROGRAMS = {"float64": PAGERANK, "float32": PAGERANK32}
-#: vertex orders the program may run in (``order=``)
-ORDERS = ("auto", "hubs", "input")
-
-
-def _on_hubs(graph, order, runtime, checkpoint):
-    """Whether to run on the hub-grouped view: asked for, or ``auto`` on a skewed whole
-    graph on the local runtime without checkpoints (a checkpoint holds the ranks in the
-    order the job ran in; a part of an MPI job is numbered by its ranks)."""
-    if order not in ORDERS:
-        raise InvalidArgumentError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
-    if order == "input":
-        return False
-    from hpgraph.runtimes.local import LocalRuntime
-
-    local = runtime in (None, "local") or isinstance(runtime, LocalRuntime)
-    local = local and not is_part(graph)
-    if order == "hubs":
-        if not local:
-            raise InvalidArgumentError(
-                "order='hubs' runs on the local runtime only (a part of an MPI job keeps "
-                "its ranks' numbering); use order='auto' or 'input'"
-            )
-        return True
-    return local and checkpoint is None and is_skewed(graph)
 
 
 def pagerank(
@@ -110,11 +85,11 @@ def pagerank(
 ):
     """Rank of every vertex (sums to 1). ``dtype``: ``"float64"`` (default) or
     ``"float32"`` (single-precision ranks and contributions, as GAP; the rank column is
-    then float32). ``order``: ``"hubs"`` runs on the hub-grouped view (built once, cached
-    on the graph: 4 B per vertex + a copy of the CSR), ``"input"`` on the graph's own
-    numbering, ``"auto"`` (default) on the view for skewed graphs of more than
-    :data:`~hpgraph.config.HUB_ORDER_MIN_VERTICES` vertices on the local runtime without
-    checkpoints. ``checkpoint``: superstep checkpoints and resume
+    then float32). ``order``: the numbering it runs in (:mod:`hpgraph.algorithms._order`:
+    ``"hubs"``, the hub-grouped view, built once and cached on the graph, 4 B per vertex
+    + a copy of the CSR; ``"input"``; ``"auto"``, the default: hubs on skewed graphs of
+    more than :data:`~hpgraph.config.HUB_ORDER_MIN_VERTICES` vertices on the local
+    runtime without checkpoints). ``checkpoint``: superstep checkpoints and resume
     (:class:`hpgraph.engine.checkpoint.Checkpoints`)."""
     check_graph(graph, parts=True)
     if not 0.0 <= damping <= 1.0:
@@ -127,8 +102,7 @@ def pagerank(
     if not isinstance(key, str) or key not in _PROGRAMS:
         raise InvalidArgumentError(f"dtype must be float64 or float32, got {dtype!r}")
     n = graph.n
-    hubs = _on_hubs(graph, order, runtime, checkpoint)
-    vertex_order, on = hub_view(graph, threads) if hubs else (None, graph)
+    on = run_order(graph, order, runtime=runtime, checkpoint=checkpoint, threads=threads)
 
     def master(mc):
         # mc.aggregated[1]: L1 change made by the superstep just finished
@@ -137,7 +111,7 @@ def pagerank(
 
     job = run(
         _PROGRAMS[key],
-        on,
+        on.graph,
         params={"damping": damping, "iterations": iterations},
         values=1.0 / max(n, 1),
         max_supersteps=int(iterations) + 1,
@@ -148,20 +122,16 @@ def pagerank(
         checkpoint=checkpoint,
     )
     iters = max(job.supersteps - 1, 0)
-    rank = job.values
-    if hubs:
-        rank = np.empty_like(job.values)
-        rank[vertex_order] = job.values
     return finish_result(
         "pagerank",
         graph,
-        {"rank": rank},
+        {"rank": on.values(job.values)},
         job,
         meta={
             "damping": damping,
             "iterations": iters,
             "converged": job.stopped_by == "master",
             "dtype": key,
-            "order": "hubs" if hubs else "input",
+            "order": on.name,
         },
     )

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from hpgraph.algorithms._common import check_weights, finish_result, source_index
+from hpgraph.algorithms._order import run_order
 from hpgraph.algorithms.sssp_tree import parents, parents_part
 from hpgraph.engine import run, vertex_program
 from hpgraph.errors import InvalidArgumentError
@@ -66,13 +67,16 @@ def _shared_memory(runtime) -> bool:
     return runtime is None or runtime == "local" or getattr(runtime, "name", None) == "local"
 
 
-def sssp(graph, source, *, variant="auto", delta=None, threads=None, runtime=None,
-         progress=False, checkpoint=None):  # fmt: skip
+def sssp(graph, source, *, variant="auto", delta=None, order="auto", threads=None,
+         runtime=None, progress=False, checkpoint=None):  # fmt: skip
     """Distance and parent of every vertex, from ``source`` (an id of the input), by
     ``variant`` (see the module docstring); ``delta``: delta-stepping's bucket width
-    (default :func:`~hpgraph.algorithms.delta_stepping.default_delta`); ``progress`` shows
-    the Bellman-Ford supersteps (delta-stepping runs without a progress line);
-    ``checkpoint``: superstep checkpoints of Bellman-Ford ("auto" is then bellman-ford)."""
+    (default :func:`~hpgraph.algorithms.delta_stepping.default_delta`); ``order``: the
+    numbering it runs in (:mod:`hpgraph.algorithms._order`; ``"auto"``: the hub-grouped
+    view on skewed graphs; a parent is then the smallest tight in-neighbour in the view's
+    numbering); ``progress`` shows the Bellman-Ford supersteps (delta-stepping runs
+    without a progress line); ``checkpoint``: superstep checkpoints of Bellman-Ford
+    ("auto" is then bellman-ford)."""
     from hpgraph.algorithms.delta_stepping import default_delta, weight_scan
 
     s = source_index(graph, source, parts=True)
@@ -93,7 +97,9 @@ def sssp(graph, source, *, variant="auto", delta=None, threads=None, runtime=Non
         variant = "delta-stepping" if local else "bellman-ford"
     if variant == "delta-stepping" and checkpoint is not None:
         raise InvalidArgumentError("checkpoints are taken by 'bellman-ford', not 'delta-stepping'")
-    meta = {"source": source, "variant": variant}
+    on = run_order(graph, order, runtime=runtime, checkpoint=checkpoint, threads=threads)
+    meta = {"source": source, "variant": variant, "order": on.name}
+    g, s = on.graph, on.index(s)  # the graph run on, and the source's number there
     if variant == "delta-stepping":
         if not _shared_memory(runtime):
             raise InvalidArgumentError(
@@ -102,26 +108,26 @@ def sssp(graph, source, *, variant="auto", delta=None, threads=None, runtime=Non
             )
         from hpgraph.algorithms.delta_stepping import delta_stepping
 
-        delta = default_delta(graph, mean_weight) if delta is None else float(delta)
+        delta = default_delta(g, mean_weight) if delta is None else float(delta)
         if not delta > 0 or not np.isfinite(delta):
             raise InvalidArgumentError(f"delta must be a positive number, got {delta!r}")
         dist, parent, job, rounds = delta_stepping(
-            graph, s, delta=delta, threads=threads, runtime=runtime, heaviest=heaviest
+            g, s, delta=delta, threads=threads, runtime=runtime, heaviest=heaviest
         )
         meta.update(delta=delta, rounds=rounds, supersteps=len(job.stats.supersteps))
     else:
         job = run(
-            SSSP, graph, params={"source": s}, threads=threads, runtime=runtime,
+            SSSP, g, params={"source": s}, threads=threads, runtime=runtime,
             progress=progress, checkpoint=checkpoint,
         )  # fmt: skip
         dist = job.values
-        w = graph.weights if graph.weights is not None else np.empty(0, dtype=np.float64)
-        if is_part(graph):
-            parent = parents_part(graph, dist, s)
+        w = g.weights if g.weights is not None else np.empty(0, dtype=np.float64)
+        if is_part(g):
+            parent = parents_part(g, dist, s)
         else:
-            parent = parents(graph.indptr, graph.indices, w, dist, s)
+            parent = parents(g.indptr, g.indices, w, dist, s)
     meta["reached"] = int(np.isfinite(dist).sum())
     return finish_result(
-        "sssp", graph, {"distance": dist, "parent": parent}, job, meta=meta,
+        "sssp", graph, {"distance": on.values(dist), "parent": on.ids(parent)}, job, meta=meta,
         id_columns=("parent",),
     )  # fmt: skip

@@ -57,6 +57,13 @@ def build_parser() -> argparse.ArgumentParser:
         default=ALGORITHMS["pagerank"].param("dtype").default,
         help="hpgraph's PageRank precision; float32 as GAP keeps its scores [float64]",
     )
+    p.add_argument(
+        "--order",
+        choices=ALGORITHMS["pagerank"].param("order").choices,
+        default=ALGORITHMS["pagerank"].param("order").default,
+        help="vertex numbering of hpgraph's PageRank and SSSP; hubs: the hub-grouped view "
+        "(built before the timed calls) [auto]",
+    )
     p.add_argument("--out", default=None, help="write a .md or .csv report")
     p.add_argument(
         "--gap",
@@ -94,6 +101,7 @@ def main(argv=None) -> int:
             damping=args.damping,
             iterations=args.iterations,
             pagerank_dtype=args.pagerank_dtype,
+            order=args.order,
             gap=args.gap,
         )
     except HPGraphError as exc:

@@ -68,6 +68,8 @@ def _hpgraph_kernels():
 
 #: hpgraph's PageRank precisions, as its registry entry declares them (``--pagerank-dtype``)
 PAGERANK_DTYPES = ALGORITHMS["pagerank"].param("dtype").choices
+#: the vertex numberings of the kernels that take ``order`` (``--order``)
+ORDERS = ALGORITHMS["pagerank"].param("order").choices
 
 
 def _hpgraph_call(fn, kernel, graph, params, threads):
@@ -129,6 +131,7 @@ def run_bench(
     damping=0.85,
     iterations=20,
     pagerank_dtype="float64",
+    order="auto",
     networkx_max_edges=200_000,
     console=None,
     quiet=False,
@@ -146,7 +149,10 @@ def run_bench(
     verifiers; ``out`` a ``.md``/``.csv`` path (or None). ``competitors`` restricts the
     competing libraries by name (default: all importable); ``peers`` is its old name, still
     accepted. ``pagerank_dtype``: hpgraph's PageRank precision, ``"float32"`` as GAP
-    keeps its scores (the competitors stay in double). ``gap``: a directory with the GAP
+    keeps its scores (the competitors stay in double). ``order``: the vertex numbering
+    of hpgraph's kernels that take one (PageRank, SSSP; ``"auto"``, ``"hubs"`` or
+    ``"input"``: :mod:`hpgraph.algorithms._order`); a view they run on is built before the
+    timed calls and its build time goes in the row's note. ``gap``: a directory with the GAP
     Benchmark Suite's built programs, timed on the same graphs (:mod:`hpgraph.bench.gap`).
     Returns the :class:`BenchReport`; ``report.ok`` is False if an hpgraph kernel failed
     or did not verify.
@@ -179,7 +185,14 @@ def run_bench(
         raise InvalidArgumentError(
             f"pagerank_dtype must be one of {', '.join(PAGERANK_DTYPES)}, got {pagerank_dtype!r}"
         )
-    params = {"damping": float(damping), "iterations": int(iterations), "dtype": pagerank_dtype}
+    if order not in ORDERS:
+        raise InvalidArgumentError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
+    params = {
+        "damping": float(damping),
+        "iterations": int(iterations),
+        "dtype": pagerank_dtype,
+        "order": order,
+    }
     suite = GapSuite(gap) if gap is not None else None
     specs = [parse_graph_spec(s) if isinstance(s, str) else s for s in graphs]
 
@@ -297,6 +310,21 @@ def _prepare_graph(
     return _GraphRun(g, wg, size, roots, info, GraphForms(g, wg))
 
 
+def _numbering(g, algo, params, threads):
+    """The note on the vertex numbering of a kernel that takes ``order``: "hubs first
+    (view built in X s, untimed)" when it runs on the hub-grouped view, which is built
+    here, before the timed calls, as the graph itself is; "" otherwise."""
+    if "order" not in algo.bench.params:
+        return ""
+    from hpgraph.algorithms._order import run_order
+
+    t0 = time.perf_counter()
+    on = run_order(g, params["order"], threads=threads)
+    if on.order is None:
+        return ""
+    return f"hubs first (view built in {time.perf_counter() - t0:.2f} s, untimed)"
+
+
 def _bench_hpgraph(report, runner, gr, kernel, hp, verifiers, hp_missing, verify, params):
     """Time hpgraph's ``kernel`` on ``gr``, verify its first result per root; a row of
     ``report`` (a missing row if it cannot run), a failure if it raised or did not
@@ -312,6 +340,7 @@ def _bench_hpgraph(report, runner, gr, kernel, hp, verifiers, hp_missing, verify
         report.rows.append(missing_row(kernel, g, size, "hpgraph", why))
         return
     threads = runner.threads
+    numbering = _numbering(kg, algo, params, threads)
     call = _hpgraph_call(hp[kernel], kernel, kg, params, threads)
     col = algo.bench.column
     verifier = verifiers.get(kernel)
@@ -337,7 +366,8 @@ def _bench_hpgraph(report, runner, gr, kernel, hp, verifiers, hp_missing, verify
     else:
         # the precision, where the kernel takes one and it is not the default
         dtype = algo.param("dtype") if "dtype" in algo.bench.params else None
-        row["note"] = params["dtype"] if dtype and params["dtype"] != dtype.default else ""
+        notes = [params["dtype"]] if dtype and params["dtype"] != dtype.default else []
+        row["note"] = ", ".join(notes + ([numbering] if numbering else []))
         if not row["agree"]:
             report.failures.append(f"{kernel} on {g.name}: {row['check']}")
     row["threads"] = f"{threads} threads"
@@ -455,6 +485,7 @@ def _environment(threads, trials, roots, seed, params, adapters, hp_missing):
         "seed": seed,
         "pagerank": f"damping {params['damping']}, {params['iterations']} iterations, "
         f"hpgraph in {params['dtype']}",
+        "order": f"hpgraph's vertex numbering (PageRank, SSSP): {params['order']}",
         "openmp": ", ".join(
             f"{k}={os.environ[k]}"
             for k in ("OMP_NUM_THREADS", "OMP_WAIT_POLICY")

@@ -148,6 +148,8 @@ def to_markdown(report) -> str:
         f"warm-up), BFS/SSSP roots {env.get('roots')}, seed {env.get('seed')}, "
         f"PageRank {env.get('pagerank')}"
     )
+    if env.get("order"):
+        lines.append(f"- {env['order']}")
     for name, c in env.get("competitors", {}).items():
         lines.append(f"- {name} {c.get('version')}: {c.get('threads', '')}")
     if env.get("gap"):

@@ -21,16 +21,17 @@ are ordered and, when the input's rows are sorted, every group's part is already
 (the renaming keeps the input's order within a group), so no comparison sort runs
 (rows of up to 16 entries, and unsorted input rows, are sorted directly).
 
-Cost, cached on the graph (:meth:`~hpgraph.graph.csr.Graph.derived`): 4 B per vertex
-(``order``, new -> old) + the renumbered CSR, 8 B per vertex + 4 B per stored edge (12
-with weights), twice for a directed graph (out- and in-rows). Kernels that read values
-along edges and do not depend on the ids' values (PageRank) run on it and map their
-results back: ``result[order] = on_view``.
+Cost, cached on the graph (:meth:`~hpgraph.graph.csr.Graph.derived`): 8 B per vertex
+(``order`` and its inverse ``numbers``) + the renumbered CSR, 8 B per vertex + 4 B per
+stored edge (12 with weights), twice for a directed graph (out- and in-rows). Kernels
+whose work does not depend on the ids' values (PageRank, SSSP) run on it and map their
+results back (:mod:`hpgraph.algorithms._order`).
 """
 
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -38,13 +39,16 @@ from numba import njit
 from hpgraph.config import DEFAULT_THREADS, HUB_ORDER_MIN_VERTICES, NUMBA_FLAGS
 from hpgraph.engine.atomics import prefetch
 
-__all__ = ["hub_view", "is_skewed", "hub_groups"]
+__all__ = ["HubView", "hub_view", "is_skewed", "hub_groups"]
 
 #: rows of up to this many entries are sorted by insertion as they are renamed
 _SMALL_ROW = 16
 #: the renaming asks for the code of the neighbour this many entries ahead (random reads
 #: whose addresses the hardware cannot guess: 2.5-3x faster on Kronecker 20)
 _AHEAD = 64
+#: a vertex's code: its group above this bit, its number below
+_SHIFT = np.uint64(58)
+_LOW = np.uint64((1 << 58) - 1)
 
 
 @njit(**NUMBA_FLAGS)
@@ -70,7 +74,7 @@ def hub_groups(degree):
 @njit(**NUMBA_FLAGS)
 def _order(group):
     """(order, code): a stable counting sort of the vertices by group; ``order[i]`` is
-    the vertex numbered i (int64) and ``code[v]`` is ``group << 32 | number of v``, so one
+    the vertex numbered i (int64) and ``code[v]`` is ``group << 58 | number of v``, so one
     read gives both (uint64)."""
     n = group.shape[0]
     start = np.zeros(66, dtype=np.int64)
@@ -84,7 +88,7 @@ def _order(group):
         i = start[group[v]]
         start[group[v]] += 1
         order[i] = v
-        code[v] = (np.uint64(group[v]) << np.uint64(32)) | np.uint64(i)
+        code[v] = (np.uint64(group[v]) << _SHIFT) | np.uint64(i)
     return order, code
 
 
@@ -98,7 +102,7 @@ def _renumber_rows(ip, ix, w, has_w, code, groups, nip, nix, nw, lo, hi):
     for o in range(lo, hi):
         width = max(width, ip[o + 1] - ip[o])
     scratch = np.empty(width, dtype=np.uint64)
-    low = np.uint64(0xFFFFFFFF)
+    low = _LOW
     m = ix.shape[0]
     for o in range(lo, hi):
         a, b = ip[o], ip[o + 1]
@@ -125,13 +129,13 @@ def _renumber_rows(ip, ix, w, has_w, code, groups, nip, nix, nw, lo, hi):
                 prefetch(code, np.uintp(ix[k + _AHEAD]))
             c = code[ix[k]]
             scratch[k - a] = c
-            start[(c >> np.uint64(32)) + np.uint64(1)] += 1
+            start[(c >> _SHIFT) + np.uint64(1)] += 1
         start[0] = base
         for g in range(groups):
             start[g + 1] += start[g]
         for k in range(a, b):
             c = scratch[k - a]
-            g = c >> np.uint64(32)
+            g = c >> _SHIFT
             j = start[g]
             start[g] = j + 1
             nix[j] = c & low
@@ -195,11 +199,20 @@ def is_skewed(graph) -> bool:
     return bool(heavy >= 0.1 * graph.num_stored_edges)
 
 
-def hub_view(graph, threads=None):
-    """``(order, view)``: ``view`` is ``graph`` renumbered with the hubs first
-    (:class:`~hpgraph.graph.csr.Graph`, same directedness and weights, no ids) and
-    ``order[i]`` the vertex of ``graph`` numbered i. Cached on the graph; built on
-    ``threads`` threads the first time."""
+class HubView(NamedTuple):
+    """The hub-grouped view of a graph: ``order[i]`` is the vertex of the graph numbered
+    i, ``numbers[v]`` the number of vertex v (both in the graph's index type), ``graph``
+    the renumbered :class:`~hpgraph.graph.csr.Graph` (same directedness and weights, no
+    ids)."""
+
+    order: np.ndarray
+    numbers: np.ndarray
+    graph: object
+
+
+def hub_view(graph, threads=None) -> HubView:
+    """The :class:`HubView` of ``graph``, cached on it; built on ``threads`` threads the
+    first time."""
 
     def build():
         from hpgraph.graph.csr import Graph
@@ -217,8 +230,11 @@ def hub_view(graph, threads=None):
                 if a is not None:
                     a.flags.writeable = False
             view._in = rows
+        numbers = (code & _LOW).astype(graph.indices.dtype)
+        del code
         order = order.astype(graph.indices.dtype)
-        order.flags.writeable = False
-        return order, view
+        for a in (order, numbers):
+            a.flags.writeable = False
+        return HubView(order, numbers, view)
 
     return graph.derived("views.hub", build)

@@ -4,12 +4,24 @@ the functions, so that the registry stays light."""
 
 from __future__ import annotations
 
-__all__ = ["KERNELS", "VERIFY", "rooted", "plain", "count", "scalar", "reached"]
+from hpgraph.algorithms.entries.base import Param
+
+__all__ = ["KERNELS", "VERIFY", "ORDER", "rooted", "plain", "count", "scalar", "reached"]
 
 #: Prefix of a kernel's ``"module:attribute"`` name.
 KERNELS = "hpgraph.algorithms."
 #: Prefix of a verifier in :mod:`hpgraph.algorithms.verify`.
 VERIFY = KERNELS + "verify:"
+
+#: The numbering a kernel that reads values along edges runs in (algorithms/_order.py).
+ORDER = Param(
+    "order",
+    str,
+    "auto",
+    "vertex numbering it runs in: hubs (grouped by degree, first; cached on the graph), "
+    "input, or auto (hubs on skewed graphs of over 131,072 vertices, local runtime)",
+    choices=("auto", "hubs", "input"),
+)
 
 
 def rooted(graph, result, source, options):

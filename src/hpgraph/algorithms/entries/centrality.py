@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from hpgraph.algorithms.entries._common import KERNELS, VERIFY, scalar
+from hpgraph.algorithms.entries._common import KERNELS, ORDER, VERIFY, scalar
 from hpgraph.algorithms.entries.base import (
     Algorithm,
     BenchSpec,
@@ -94,14 +94,7 @@ PAGERANK = Algorithm(
             "rank precision; float32 as the GAP reference (faster, within 2e-5 relative)",
             choices=("float64", "float32"),
         ),
-        Param(
-            "order",
-            str,
-            "auto",
-            "vertex order of the pull: hubs (grouped by degree, first), input, or auto "
-            "(hubs on skewed graphs)",
-            choices=("auto", "hubs", "input"),
-        ),
+        ORDER,
     ),
     verifier=Verifier(VERIFY + "verify_pagerank", _pagerank_args, _pagerank_checks),
     report=_report_pagerank,
@@ -110,7 +103,7 @@ PAGERANK = Algorithm(
         "rank",
         "real",
         0,
-        ("damping", "iterations", "dtype"),
+        ("damping", "iterations", "dtype", "order"),
         _brief_pagerank,
         # pr_spmv: GAP's Jacobi (pull SpMV) PageRank; its pr is Gauss-Seidel. -t 0: no
         # early stop, exactly the iterations asked for

@@ -3,7 +3,15 @@ their reports and the one-line results of ``hpgraph demo``."""
 
 from __future__ import annotations
 
-from hpgraph.algorithms.entries._common import KERNELS, VERIFY, count, plain, reached, rooted
+from hpgraph.algorithms.entries._common import (
+    KERNELS,
+    ORDER,
+    VERIFY,
+    count,
+    plain,
+    reached,
+    rooted,
+)
 from hpgraph.algorithms.entries.base import Algorithm, BenchSpec, GapRun, Param, Verifier
 
 __all__ = ["BFS", "WCC", "SSSP", "APSP"]
@@ -150,6 +158,7 @@ SSSP = Algorithm(
             None,
             "delta-stepping's bucket width (default: mean weight / 2 / mean degree)",
         ),
+        ORDER,
     ),
     wants_weights=True,
     verifier=Verifier(VERIFY + "verify_sssp", rooted, "Graph500 SSSP rules"),
@@ -159,6 +168,7 @@ SSSP = Algorithm(
         "distance",
         "distance",
         3,
+        ("order",),
         brief=_brief_sssp,
         gap=GapRun("sssp", ("-d", "{delta}"), r"SSSP Tree reaches (\d+) nodes"),
     ),
