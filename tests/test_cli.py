@@ -161,6 +161,13 @@ def test_wcc_and_pagerank_results(edges, tmp_path):
     single = dict(zip(*t32.to_pydict().values(), strict=True))
     assert single == pytest.approx(rank, rel=1e-5)
 
+    # the hub-grouped view: the same ranks in the input's ids, and the report says so
+    r = ok("run", "pagerank", edges, "-t", "2", "--verify", "--iterations", "30", "--order",
+           "hubs", "-o", tmp_path / "prh.parquet")  # fmt: skip
+    assert "vertex order  hubs first" in r.stdout and "vertex order" not in r_double
+    hubs = dict(zip(*pq.read_table(tmp_path / "prh.parquet").to_pydict().values(), strict=True))
+    assert hubs == pytest.approx(rank, rel=1e-12)
+
 
 def test_stats_table_and_default_source_on_a_generated_graph():
     r = ok("run", "sssp", "kronecker:5", "-t", "2", "--stats", "--verify")

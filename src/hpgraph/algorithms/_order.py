@@ -8,7 +8,8 @@ in, and a part of an MPI job is numbered by its ranks).
 A kernel asks :func:`run_order` for the graph to run on, runs on it, and maps its source
 in and its columns back with :class:`RunOrder`'s methods; the result reads as if it had
 run on the input. BFS has no ``order``: on Kronecker 20 its search ran faster on the view
-(39 against 51 ms) but mapping depths and parents back took the gain (docs/graph.md).
+(39 against 51 ms) but mapping depths and parents back took the gain
+(docs/algorithms/README.md, "Vertex numbering").
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ def pagerank(
     """Rank of every vertex (sums to 1). ``dtype``: ``"float64"`` (default) or
     ``"float32"`` (single-precision ranks and contributions, as GAP; the rank column is
     then float32). ``order``: the numbering it runs in (:mod:`hpgraph.algorithms._order`:
-    ``"hubs"``, the hub-grouped view, built once and cached on the graph, 4 B per vertex
+    ``"hubs"``, the hub-grouped view, built once and cached on the graph, 8 B per vertex
     + a copy of the CSR; ``"input"``; ``"auto"``, the default: hubs on skewed graphs of
     more than :data:`~hpgraph.config.HUB_ORDER_MIN_VERTICES` vertices on the local
     runtime without checkpoints). ``checkpoint``: superstep checkpoints and resume

@@ -9,6 +9,8 @@
   caller caches what it keeps.
 - :func:`locality_view`: the simple view renumbered in breadth-first order from the
   largest degree, for kernels whose reads follow the edges (BMLPA).
+- The hub-grouped view (:func:`hpgraph.graph.hub_order.hub_view`, its own module): the
+  graph as it is, renumbered with the high-degree vertices first (PageRank, SSSP).
 - :func:`check_weights`: the weight check of the kernels that need finite, non-negative
   (or positive) weights, naming the first bad edge in the input's ids.
 - :func:`collapsed_view`: the graph as it is (directions and self-loops kept) with each
