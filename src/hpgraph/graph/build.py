@@ -26,7 +26,7 @@ from numba import njit
 
 from hpgraph.config import DEFAULT_THREADS, NUMBA_FLAGS
 
-__all__ = ["build_csr", "sort_rows"]
+__all__ = ["build_csr", "sort_rows", "edge_ranges", "on_ranges"]
 
 #: Rows up to this length are sorted by insertion sort (stable, no allocation).
 _SMALL_ROW = 32
@@ -109,18 +109,27 @@ def build_csr(src, dst, weights, n, index_type, *, undirected, threads=None):
     w_in = weights if has_w else np.empty(0, dtype=np.float64)
     w_out = np.empty(indices.shape[0] if has_w else 0, dtype=np.float64)
     _scatter(src, dst, w_in, indptr, indices, w_out, undirected, has_w)
-    # rows split into ranges of about the same number of edges, one per thread
-    parts = max(1, min(threads or DEFAULT_THREADS, n))
+    ranges = edge_ranges(indptr, threads or DEFAULT_THREADS)
+    on_ranges(ranges, sort_rows, indptr, indices, w_out, tail=(has_w,))
+    return indptr, indices, (w_out if has_w else None)
+
+
+def edge_ranges(indptr, parts: int) -> list[tuple[int, int]]:
+    """At most ``parts`` row ranges ``(lo, hi)`` of about the same number of edges (rows
+    counted by ``indptr``), in order, empty ones left out."""
+    n = indptr.shape[0] - 1
+    parts = max(1, min(parts, n))
     cuts = np.searchsorted(indptr, np.linspace(0, indptr[-1], parts + 1)[1:-1])
     bounds = np.concatenate([[0], np.minimum(cuts, n), [n]]).tolist()
-    ranges = [(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True) if hi > lo]
-    if len(ranges) <= 1:
-        sort_rows(indptr, indices, w_out, 0, n, has_w)
-    else:
+    return [(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True) if hi > lo]
+
+
+def on_ranges(ranges, fn, *args, tail=()):
+    """``fn(*args, lo, hi, *tail)`` for every range of ``ranges``, each on a thread of its
+    own (``fn`` a nogil kernel), or in the caller when there is one range."""
+    if len(ranges) == 1:
+        fn(*args, *ranges[0], *tail)
+    elif ranges:
         with ThreadPoolExecutor(len(ranges)) as pool:
-            futures = [
-                pool.submit(sort_rows, indptr, indices, w_out, lo, hi, has_w) for lo, hi in ranges
-            ]
-            for f in futures:
+            for f in [pool.submit(fn, *args, lo, hi, *tail) for lo, hi in ranges]:
                 f.result()
-    return indptr, indices, (w_out if has_w else None)

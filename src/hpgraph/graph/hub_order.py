@@ -30,7 +30,6 @@ results back (:mod:`hpgraph.algorithms._order`).
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -38,6 +37,7 @@ from numba import njit
 
 from hpgraph.config import DEFAULT_THREADS, HUB_ORDER_MIN_VERTICES, NUMBA_FLAGS
 from hpgraph.engine.atomics import prefetch
+from hpgraph.graph.build import edge_ranges, on_ranges
 
 __all__ = ["HubView", "hub_view", "is_skewed", "hub_groups"]
 
@@ -169,18 +169,8 @@ def _renumbered(ip, ix, w, order, code, groups, threads):
     has_w = w is not None
     nw = np.empty(ix.shape[0] if has_w else 0, dtype=np.float64)
     w_in = w if has_w else np.empty(0, dtype=np.float64)
-    n = order.shape[0]
-    parts = max(1, min(threads or DEFAULT_THREADS, n))
-    cuts = np.searchsorted(ip, np.linspace(0, ip[-1], parts + 1)[1:-1])
-    bounds = np.concatenate([[0], np.minimum(cuts, n), [n]]).tolist()
-    ranges = [(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True) if hi > lo]
     args = (ip, ix, w_in, has_w, code, groups, nip, nix, nw)
-    if len(ranges) <= 1:
-        _renumber_rows(*args, 0, n)
-    else:
-        with ThreadPoolExecutor(len(ranges)) as pool:
-            for f in [pool.submit(_renumber_rows, *args, lo, hi) for lo, hi in ranges]:
-                f.result()
+    on_ranges(edge_ranges(ip, threads or DEFAULT_THREADS), _renumber_rows, *args)
     return nip, nix, (nw if has_w else None)
 
 

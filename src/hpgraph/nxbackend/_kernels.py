@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit
 
 from hpgraph.config import DEFAULT_THREADS, NUMBA_FLAGS
+from hpgraph.graph.build import edge_ranges
 
 __all__ = [
     "bfs_order",
@@ -209,10 +210,7 @@ def pagerank_iterate(in_csr, coef, x, alpha, dangling, dw, p, max_iter, tol, thr
     L1 change is below ``n * tol``. Returns (x, converged)."""
     indptr, sources = in_csr[0], in_csr[1]
     n = x.shape[0]
-    parts = max(1, min(threads or DEFAULT_THREADS, n // 50_000 + 1))
-    cuts = np.searchsorted(indptr, np.linspace(0, indptr[-1], parts + 1)[1:-1])
-    bounds = np.concatenate([[0], np.minimum(cuts, n), [n]]).tolist()
-    ranges = [(lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True) if hi > lo]
+    ranges = edge_ranges(indptr, min(threads or DEFAULT_THREADS, n // 50_000 + 1))
     pool = ThreadPoolExecutor(len(ranges)) if len(ranges) > 1 else None
     try:
         for _ in range(max_iter):
