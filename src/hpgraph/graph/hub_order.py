@@ -153,6 +153,7 @@ def _renumber_rows(ip, ix, w, has_w, code, groups, nip, nix, nw, lo, hi):
 
 @njit(**NUMBA_FLAGS)
 def _row_offsets(ip, order):
+    """Offsets of the renumbered rows: row i has the length of input row ``order[i]``."""
     n = order.shape[0]
     nip = np.empty(n + 1, dtype=np.int64)
     nip[0] = 0
