@@ -19,14 +19,16 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from hpgraph.algorithms.entries._common import ORDER
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph.hub_order import hub_view, is_skewed
 from hpgraph.graph.part import is_part
 
-__all__ = ["ORDERS", "RunOrder", "run_order"]
+__all__ = ["ORDERS", "RunOrder", "run_order", "shared_memory"]
 
-ORDERS = ("auto", "hubs", "input")
+#: the choices of ``order=``, as the registry declares them
+ORDERS = ORDER.choices
 
 
 @njit(**NUMBA_FLAGS)
@@ -74,10 +76,10 @@ class RunOrder:
         return out
 
 
-def _local(runtime) -> bool:
-    from hpgraph.runtimes.local import LocalRuntime
-
-    return runtime in (None, "local") or isinstance(runtime, LocalRuntime)
+def shared_memory(runtime) -> bool:
+    """Whether ``runtime`` (a name, an instance or None) is the local runtime: threads of
+    one process sharing the graph."""
+    return runtime is None or runtime == "local" or getattr(runtime, "name", None) == "local"
 
 
 def run_order(graph, order, *, runtime=None, checkpoint=None, threads=None) -> RunOrder:
@@ -86,7 +88,7 @@ def run_order(graph, order, *, runtime=None, checkpoint=None, threads=None) -> R
         raise InvalidArgumentError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
     if order == "input":
         return RunOrder(graph)
-    local = _local(runtime) and not is_part(graph)
+    local = shared_memory(runtime) and not is_part(graph)
     if order == "hubs" and not local:
         raise InvalidArgumentError(
             "order='hubs' runs on the local runtime only (a part of an MPI job keeps its "

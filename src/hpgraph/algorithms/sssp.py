@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from hpgraph.algorithms._common import check_weights, finish_result, source_index
-from hpgraph.algorithms._order import run_order
+from hpgraph.algorithms._order import run_order, shared_memory
 from hpgraph.algorithms.sssp_tree import parents, parents_part
 from hpgraph.engine import run, vertex_program
 from hpgraph.errors import InvalidArgumentError
@@ -63,10 +63,6 @@ SSSP = vertex_program(
 VARIANTS = ("auto", "delta-stepping", "bellman-ford")
 
 
-def _shared_memory(runtime) -> bool:
-    return runtime is None or runtime == "local" or getattr(runtime, "name", None) == "local"
-
-
 def sssp(graph, source, *, variant="auto", delta=None, order="auto", threads=None,
          runtime=None, progress=False, checkpoint=None):  # fmt: skip
     """Distance and parent of every vertex, from ``source`` (an id of the input), by
@@ -93,7 +89,7 @@ def sssp(graph, source, *, variant="auto", delta=None, order="auto", threads=Non
     if variant not in VARIANTS:
         raise InvalidArgumentError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
     if variant == "auto":
-        local = _shared_memory(runtime) and checkpoint is None
+        local = shared_memory(runtime) and checkpoint is None
         variant = "delta-stepping" if local else "bellman-ford"
     if variant == "delta-stepping" and checkpoint is not None:
         raise InvalidArgumentError("checkpoints are taken by 'bellman-ford', not 'delta-stepping'")
@@ -101,7 +97,7 @@ def sssp(graph, source, *, variant="auto", delta=None, order="auto", threads=Non
     meta = {"source": source, "variant": variant, "order": on.name}
     g, s = on.graph, on.index(s)  # the graph run on, and the source's number there
     if variant == "delta-stepping":
-        if not _shared_memory(runtime):
+        if not shared_memory(runtime):
             raise InvalidArgumentError(
                 "delta-stepping runs on the local runtime (threads sharing memory); "
                 "use variant='bellman-ford' on other runtimes"
