@@ -121,6 +121,21 @@ def test_bench_order_hubs_notes_the_view_and_its_build():
         run_bench(["pagerank"], [("kron8", g)], quiet=True, order="degree")
 
 
+def test_bench_on_a_graph_numbered_hubs_first_takes_the_same_roots():
+    # the roots are drawn by id, so the renumbered graph gets the same vertices; hpgraph
+    # names a source by its id and SciPy by its number, and they agree
+    g = kronecker(8, seed=1, weighted=True)
+    h = g.renumbered()
+    kw = {"trials": 1, "threads": 1, "roots": 3, "quiet": True, "competitors": ["scipy"]}
+    plain = run_bench(["sssp", "bfs"], [("kron8", g)], **kw)
+    report = run_bench(["pagerank", "sssp", "bfs"], [("kron8", h)], order="hubs", **kw)
+    assert report.ok, report.failures
+    assert all(r["agree"] for r in report.rows), [r["check"] for r in report.rows]
+    assert sorted(report.graphs[0]["roots"]) == plain.graphs[0]["roots"]
+    notes = {r["kernel"]: r["note"] for r in report.rows if r["system"] == "hpgraph"}
+    assert notes["pagerank"] == notes["sssp"] == "hubs first (the graph's own numbering)"
+
+
 def test_trial_spread_is_per_root():
     # two roots of different work, each run alike three times: no spread, though the
     # fastest trial of all is 10x the median one

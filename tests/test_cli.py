@@ -271,6 +271,28 @@ def test_writing_edges_only_names_the_isolated_vertices_it_loses(tmp_path):
         assert f"vertices           {100 - isolated}" in kept  # the note tells the truth
 
 
+def test_convert_order_hubs_numbers_the_graph_hubs_first_with_its_ids(tmp_path):
+    hubs = tmp_path / "k.hpgc"
+    r = ok("convert", "kronecker:9", hubs, "--order", "hubs", "--threads", "2", "--weighted")
+    assert "numbered hubs first in" in r.stdout
+    assert "vertex order       hubs first (hpgraph convert --order hubs)" in ok("info", hubs).stdout
+    assert "vertex order" not in ok("info", "kronecker:9").stdout
+    assert "already numbered hubs first" in ok("convert", hubs, tmp_path / "again.hpgc",
+                                               "--order", "hubs").stdout  # fmt: skip
+    # results name vertices by the input's ids: the same rows, in another order
+    rows = {}
+    for name, graph in (("plain", "kronecker:9"), ("hubs", hubs)):
+        out = tmp_path / f"{name}.csv"
+        ok("run", "sssp", graph, "--source", "5", "-o", out)
+        rows[name] = sorted(out.read_text().splitlines()[1:])
+    dist = {k: [line.split(",")[:2] for line in v] for k, v in rows.items()}
+    assert dist["plain"] == dist["hubs"]
+    r = ok("run", "pagerank", hubs, "--order", "hubs")  # no view: the graph as it is
+    assert "vertex order  hubs first (the graph's own numbering)" in r.stdout
+    err = one_line_error(invoke("convert", hubs, tmp_path / "k.el", "--order", "hubs"), 2)
+    assert "--order hubs writes .hpgc only" in err and not (tmp_path / "k.el").exists()
+
+
 # --------------------------------------------------------------------- demo, bench
 def test_demo_small_scale_verifies_every_kernel():
     r = ok("demo", "--scale", "8", "--threads", "2")

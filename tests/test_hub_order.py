@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from conftest import SHAPE_CASES, make_shape
-from hpgraph import pagerank, sssp
-from hpgraph.algorithms.verify import verify_pagerank, verify_sssp
+from hpgraph import bfs, pagerank, sssp, wcc
+from hpgraph.algorithms.verify import verify_bfs, verify_pagerank, verify_sssp
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.generators.kronecker import kronecker, uniform_random
 from hpgraph.graph import Graph
-from hpgraph.graph.hub_order import hub_view, is_skewed
+from hpgraph.graph.hub_order import hub_view, is_hub_grouped, is_skewed
 
 
 def _rows(indptr, indices, weights, v):
@@ -140,3 +140,71 @@ def test_pagerank_order_errors():
         pagerank(g, order="degree")
     with pytest.raises(InvalidArgumentError, match="local runtime only"):
         pagerank(g, order="hubs", runtime="mpi")
+
+
+# ------------------------------------------------------------ a graph numbered hubs first
+@pytest.mark.parametrize("shape, directed, weighted", SHAPE_CASES)
+def test_renumbered_is_the_view_named_by_the_input_ids(shape, directed, weighted):
+    g = make_shape(shape, directed, weighted)
+    h = g.renumbered("hubs", threads=2)
+    assert "views.hub" not in g._derived  # nothing left cached on the input
+    if h is g:  # numbered so already: the view would number every vertex as it is
+        assert is_hub_grouped(g) and hub_view(g).order.tolist() == list(range(g.n))
+        return
+    order = np.array([g.vertex_index(x) for x in h.user_ids().tolist()], dtype=np.int64)
+    _check_view(g, order, h)
+    assert is_hub_grouped(h) and h.renumbered("hubs") is h
+    assert h.name == g.name and h.num_edges == g.num_edges
+
+
+def test_renumbered_keeps_string_ids_and_finds_integer_ids():
+    g0 = kronecker(9, seed=5)
+    h0 = g0.renumbered()
+    assert not is_hub_grouped(g0) and is_hub_grouped(h0)
+    # integer ids out of order: found by an argsort, not a table
+    for v in (0, 7, 511):
+        assert int(h0.user_ids()[h0.vertex_index(v)]) == v
+        assert h0.vertex_index(str(v)) == h0.vertex_index(v)
+    with pytest.raises(InvalidArgumentError, match="unknown vertex 512"):
+        h0.vertex_index(512)
+    assert isinstance(h0._id_index, np.ndarray) and h0._id_index.dtype.kind == "i"
+    ids = np.array([f"u{v}" for v in range(g0.n)], dtype=object)
+    g = Graph(g0.indptr, g0.indices, directed=False, ids=ids)
+    h = g.renumbered()
+    assert sorted(h.user_ids().tolist()) == sorted(ids.tolist())
+    assert h.user_ids()[h.vertex_index("u7")] == "u7"
+    with pytest.raises(InvalidArgumentError, match="order must be 'hubs'"):
+        g.renumbered("degree")
+
+
+@pytest.mark.parametrize("directed", [False, True])
+def test_kernels_on_a_graph_numbered_hubs_first_read_as_on_the_input(directed):
+    g = kronecker(10, seed=6, weighted=True, directed=directed)
+    h = g.renumbered(threads=2)
+    back = h.user_ids()  # h's vertex i is g's vertex back[i]
+    src = int(np.argmax(g.out_degree()))
+    # PageRank: the graph runs as it is, no view, same ranks per id
+    pr = pagerank(h, order="hubs", threads=2)
+    assert pr.meta["order"] == "own" and "views.hub" not in h._derived
+    want = pagerank(g, order="input", threads=2)["rank"][back]
+    np.testing.assert_allclose(pr["rank"], want, rtol=1e-12)
+    assert pagerank(h, threads=2).meta["order"] == "input"  # auto: small, not skewed
+    # SSSP: the same distances bit for bit, from the same vertex (named by its id)
+    d = sssp(h, src, order="hubs", threads=2)
+    assert d.meta["order"] == "own" and d["distance"][h.vertex_index(src)] == 0
+    assert np.array_equal(d["distance"], sssp(g, src, order="input", threads=2)["distance"][back])
+    verify_sssp(h, src, d)
+    # BFS: the same depths; WCC: the same partition
+    b = bfs(h, src, threads=2)
+    assert np.array_equal(b["depth"], bfs(g, src, threads=2)["depth"][back])
+    verify_bfs(h, src, b)
+    c = wcc(h, threads=2)["component"]
+    want = wcc(g, threads=2)["component"][back]
+    pairs = set(zip(c.tolist(), want.tolist(), strict=True))
+    assert len(pairs) == len(set(c.tolist())) == len(set(want.tolist()))
+
+
+def test_pagerank_auto_runs_a_skewed_graph_numbered_hubs_first_as_it_is():
+    h = kronecker(18, seed=1).renumbered()
+    res = pagerank(h, iterations=3, threads=2)
+    assert res.meta["order"] == "own" and "views.hub" not in h._derived

@@ -3,7 +3,10 @@ SSSP): ``"input"``, the graph's own; ``"hubs"``, the hub-grouped view
 (:mod:`hpgraph.graph.hub_order`: high-degree vertices first, so the random reads along
 edges hit the cache); ``"auto"`` (the default), the view on a skewed whole graph on the
 local runtime without checkpoints (a checkpoint holds values in the numbering the job ran
-in, and a part of an MPI job is numbered by its ranks).
+in, and a part of an MPI job is numbered by its ranks). A graph numbered hubs first
+already (:meth:`~hpgraph.graph.csr.Graph.renumbered`, ``hpgraph convert --order hubs``)
+is its own view: where the view would be taken, the kernel runs on the graph as it is,
+with no copy (``meta["order"]`` is ``"own"``).
 
 A kernel asks :func:`run_order` for the graph to run on, runs on it, and maps its source
 in and its columns back with :class:`RunOrder`'s methods; the result reads as if it had
@@ -22,7 +25,7 @@ from numba import njit
 from hpgraph.algorithms.entries._common import ORDER
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.errors import InvalidArgumentError
-from hpgraph.graph.hub_order import hub_view, is_skewed
+from hpgraph.graph.hub_order import hub_view, is_hub_grouped, is_skewed
 from hpgraph.graph.part import is_part
 
 __all__ = ["ORDERS", "RunOrder", "run_order", "shared_memory"]
@@ -48,10 +51,14 @@ class RunOrder:
     order: np.ndarray | None = None
     #: ``numbers[v]``: the number of input vertex v (the inverse of ``order``)
     numbers: np.ndarray | None = None
+    #: the input is numbered hubs first itself and runs as it is
+    own: bool = False
 
     @property
     def name(self) -> str:
-        return "input" if self.order is None else "hubs"
+        """``"input"``, ``"hubs"`` (the view) or ``"own"`` (the input, numbered hubs
+        first): a result's ``meta["order"]``."""
+        return "own" if self.own else "input" if self.order is None else "hubs"
 
     def index(self, v: int) -> int:
         """The number of input vertex ``v`` in the graph run on."""
@@ -98,5 +105,7 @@ def run_order(graph, order, *, runtime=None, checkpoint=None, threads=None) -> R
         skewed = graph.derived("views.hub.skewed", lambda: is_skewed(graph)) if local else False
         if not (skewed and checkpoint is None):
             return RunOrder(graph)
+    if is_hub_grouped(graph):  # numbered hubs first already: the view would be the graph
+        return RunOrder(graph, own=True)
     view = hub_view(graph, threads)
     return RunOrder(view.graph, view.order, view.numbers)

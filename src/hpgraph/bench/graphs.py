@@ -98,10 +98,15 @@ def make_graph(spec, *, weighted: bool, seed: int = 0, threads=None):
 
 def choose_roots(graph, count: int, seed: int) -> np.ndarray:
     """``count`` distinct roots with at least one (out-)edge that is not a self-loop
-    (Graph500), drawn with ``seed``; fewer if the graph has fewer such vertices."""
+    (Graph500), drawn with ``seed``; fewer if the graph has fewer such vertices. Drawn
+    from the candidates in the order of their integer ids, so that a renumbered graph
+    (:meth:`~hpgraph.graph.csr.Graph.renumbered`) gets the same vertices."""
     deg = graph.out_degree() - loops_per_vertex(graph.indptr, graph.indices)
     cand = np.flatnonzero(deg > 0)
     if cand.size == 0:
         cand = np.arange(graph.n)
+    ids = None if graph.ids is None else np.asarray(graph.ids)
+    if ids is not None and ids.dtype.kind in "iu":
+        cand = cand[np.argsort(ids[cand], kind="stable")]
     rng = np.random.default_rng(seed)
     return np.sort(rng.choice(cand, size=min(count, cand.size), replace=False))

@@ -72,17 +72,23 @@ PAGERANK_DTYPES = ALGORITHMS["pagerank"].param("dtype").choices
 ORDERS = ALGORITHMS["pagerank"].param("order").choices
 
 
+def _source(graph, root):
+    """The id by which hpgraph's functions name vertex number ``root`` (GAP and the
+    competitors take the number itself)."""
+    return int(root) if graph.ids is None else np.asarray(graph.ids)[int(root)].item()
+
+
 def _hpgraph_call(fn, kernel, graph, params, threads):
     """``run(root)``: one call of hpgraph's ``kernel``, as its registry entry says."""
     algo = ALGORITHMS[kernel]
     kw = {p: params[p] for p in algo.bench.params}
     if algo.needs_source:
-        return lambda root: fn(graph, int(root), threads=threads, **kw)
+        return lambda root: fn(graph, _source(graph, root), threads=threads, **kw)
     return lambda _root: fn(graph, threads=threads, **kw)
 
 
 def _verify(verifier, kernel, graph, root, result, params):
-    source = int(root) if ALGORITHMS[kernel].needs_source else None
+    source = _source(graph, root) if ALGORITHMS[kernel].needs_source else None
     ALGORITHMS[kernel].verifier(graph, result, source, params, function=verifier)
 
 
@@ -304,7 +310,7 @@ def _prepare_graph(
         ),
         "peak_rss_before_mb": rss_start / 2**20,
         "peak_rss_after_make_mb": peak_rss_bytes() / 2**20,
-        "roots": roots.tolist(),
+        "roots": (roots if g.ids is None else g.user_ids()[roots]).tolist(),  # by id
         "conversions": {},
     }
     return _GraphRun(g, wg, size, roots, info, GraphForms(g, wg))
@@ -314,7 +320,9 @@ def _numbering(g, algo, params, threads):
     """The note on the vertex numbering of a kernel that takes ``order``: "hubs first
     (view built in X s, untimed)" when it runs on the hub-grouped view, which is built
     here, before the timed calls, as the graph itself is (its kernels compiled first, on
-    a two-vertex graph of the same kind, so X is the build alone); "" otherwise."""
+    a two-vertex graph of the same kind, so X is the build alone); "hubs first (the
+    graph's own numbering)" on a graph numbered so (``hpgraph convert --order hubs``);
+    "" otherwise."""
     if "order" not in algo.bench.params or params["order"] == "input":
         return ""
     from hpgraph.algorithms._order import run_order
@@ -326,7 +334,7 @@ def _numbering(g, algo, params, threads):
     t0 = time.perf_counter()
     on = run_order(g, params["order"], threads=threads)
     if on.order is None:
-        return ""
+        return "hubs first (the graph's own numbering)" if on.own else ""
     return f"hubs first (view built in {time.perf_counter() - t0:.2f} s, untimed)"
 
 

@@ -251,6 +251,8 @@ def graph_facts(graph) -> list[tuple[str, str]]:
     """Rows (label, value) describing ``graph``: sizes, kind, degrees, memory."""
     import numpy as np
 
+    from hpgraph.graph.hub_order import is_hub_grouped
+
     n, m = graph.n, graph.num_stored_edges
     out_deg = graph.out_degree()
     src = np.repeat(np.arange(n, dtype=graph.indices.dtype), out_deg)
@@ -289,6 +291,9 @@ def graph_facts(graph) -> list[tuple[str, str]]:
     else:
         rows.append(("degree", degrees(out_deg)))
     rows += [("isolated vertices", fmt_count(isolated)), ("self-loops", fmt_count(loops))]
+    spans = n and int(out_deg.max()).bit_length() > max(int(out_deg.min()), 1).bit_length()
+    if spans and is_hub_grouped(graph):  # more than one group, and in their order
+        rows.append(("vertex order", "hubs first (hpgraph convert --order hubs)"))
     if graph.weighted and m:
         w = graph.weights
         rows.append(("weights", f"min {w.min():.6g}, max {w.max():.6g}"))

@@ -225,8 +225,18 @@ def info(input, directed, weighted, fmt, no_cache, seed):
 @click.command(short_help="Convert a graph between .hpgc, Parquet and edge lists.")
 @click.argument("input")
 @click.argument("output", type=click.Path(dir_okay=False))
+@click.option(
+    "--order",
+    type=click.Choice(["input", "hubs"]),
+    default="input",
+    show_default=True,
+    help="Vertex numbering of a .hpgc OUTPUT: the input's, or hubs first (high "
+    "out-degrees first, grouped by their power of two), which speeds up PageRank, SSSP "
+    "and BFS on skewed graphs with no view built beside the graph; ids keep the input's.",
+)
+@threads_option
 @load_options
-def convert(input, output, directed, weighted, fmt, no_cache, seed):
+def convert(input, output, order, threads, directed, weighted, fmt, no_cache, seed):
     """Read INPUT (any readable format, or a generator spec) and write OUTPUT in the format
     its extension names: .hpgc, .parquet, or an edge list (.el, .txt, .edges, .edgelist,
     .csv, .tsv, .snap; optionally .gz). Edge lists and Parquet keep user ids but lose
@@ -237,6 +247,11 @@ def convert(input, output, directed, weighted, fmt, no_cache, seed):
     if os.path.exists(output) and os.path.exists(input) and os.path.samefile(input, output):
         raise InvalidArgumentError(f"{output}: the output would overwrite the input")
     out_fmt = graph_output_format(output)
+    if order == "hubs" and out_fmt != "hpgc":
+        raise InvalidArgumentError(
+            f"{output}: --order hubs writes .hpgc only (an edge list or Parquet file names "
+            "vertices by their ids, and reading it numbers them in id order)"
+        )
     g, _, how = load_input(
         input, directed=directed, weighted=weighted, fmt=fmt, cache=not no_cache, seed=seed
     )
@@ -244,4 +259,11 @@ def convert(input, output, directed, weighted, fmt, no_cache, seed):
     kind = "directed" if g.directed else "undirected"
     w = ", weighted" if g.weighted else ""
     out.print(f"{input}: {g.n:,} vertices, {g.num_edges:,} edges, {kind}{w}; {how}")
+    if order == "hubs":
+        t0 = time.perf_counter()
+        h = g.renumbered("hubs", threads=threads)
+        what = "already numbered hubs first" if h is g else "numbered hubs first in"
+        took = "" if h is g else " " + fmt_seconds(time.perf_counter() - t0)
+        out.print(f"{what}{took}")
+        g = h
     _write(out, g, output, out_fmt)

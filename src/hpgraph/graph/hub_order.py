@@ -39,7 +39,7 @@ from hpgraph.config import DEFAULT_THREADS, HUB_ORDER_MIN_VERTICES, NUMBA_FLAGS
 from hpgraph.engine.atomics import prefetch
 from hpgraph.graph.build import edge_ranges, on_ranges
 
-__all__ = ["HubView", "hub_view", "is_skewed", "hub_groups"]
+__all__ = ["HubView", "hub_view", "hub_numbered", "is_hub_grouped", "is_skewed", "hub_groups"]
 
 #: rows of up to this many entries are sorted by insertion as they are renamed
 _SMALL_ROW = 16
@@ -201,31 +201,76 @@ class HubView(NamedTuple):
     graph: object
 
 
+def _build_view(graph, threads) -> HubView:
+    from hpgraph.graph.csr import Graph
+
+    group = hub_groups(graph.out_degree())
+    groups = int(group.max(initial=0)) + 1
+    order, code = _order(group)
+    del group
+    ip, ix, w = _renumbered(graph.indptr, graph.indices, graph.weights, order, code,
+                            groups, threads)  # fmt: skip
+    view = Graph(ip, ix, w, directed=graph.directed, name=graph.name)
+    if graph.directed:
+        rows = _renumbered(*graph.in_csr(), order, code, groups, threads)
+        for a in rows:
+            if a is not None:
+                a.flags.writeable = False
+        view._in = rows
+    numbers = (code & _LOW).astype(graph.indices.dtype)
+    del code
+    order = order.astype(graph.indices.dtype)
+    for a in (order, numbers):
+        a.flags.writeable = False
+    return HubView(order, numbers, view)
+
+
 def hub_view(graph, threads=None) -> HubView:
     """The :class:`HubView` of ``graph``, cached on it; built on ``threads`` threads the
     first time."""
+    return graph.derived("views.hub", lambda: _build_view(graph, threads))
 
-    def build():
-        from hpgraph.graph.csr import Graph
 
-        group = hub_groups(graph.out_degree())
-        groups = int(group.max(initial=0)) + 1
-        order, code = _order(group)
-        del group
-        ip, ix, w = _renumbered(graph.indptr, graph.indices, graph.weights, order, code,
-                                groups, threads)  # fmt: skip
-        view = Graph(ip, ix, w, directed=graph.directed, name=graph.name)
-        if graph.directed:
-            rows = _renumbered(*graph.in_csr(), order, code, groups, threads)
-            for a in rows:
-                if a is not None:
-                    a.flags.writeable = False
-            view._in = rows
-        numbers = (code & _LOW).astype(graph.indices.dtype)
-        del code
-        order = order.astype(graph.indices.dtype)
-        for a in (order, numbers):
-            a.flags.writeable = False
-        return HubView(order, numbers, view)
+@njit(**NUMBA_FLAGS)
+def _grouped(degree):
+    """Whether floor(log2(degree)) never grows along the vertices (degree 0 as 1)."""
+    last = 64
+    for v in range(degree.shape[0]):
+        d = degree[v]
+        b = 0
+        while d > 1:
+            d >>= 1
+            b += 1
+        if b > last:
+            return False
+        last = b
+    return True
 
-    return graph.derived("views.hub", build)
+
+def is_hub_grouped(graph) -> bool:
+    """Whether ``graph`` is numbered hubs first already (its out-degrees' powers of two
+    never grow along the numbers), so that its hub-grouped view would give every vertex
+    its own number: kernels run on the graph as it is. Cached on the graph."""
+    return graph.derived("views.hub.grouped", lambda: bool(_grouped(graph.out_degree())))
+
+
+def hub_numbered(graph, threads=None):
+    """``graph`` numbered hubs first: a new :class:`~hpgraph.graph.csr.Graph` whose vertex
+    i is the hub-grouped view's (rows renamed and sorted) and whose ``ids`` name it by
+    ``graph``'s id, so every result reads as on ``graph`` (rows in the new order). Unlike
+    the view, nothing is cached on ``graph``: once it is dropped, one copy of the edges is
+    held, plus the ids (8 B per vertex). ``graph`` itself when it is numbered so already
+    (:func:`is_hub_grouped`). Built on ``threads`` threads."""
+    from hpgraph.graph.csr import Graph
+
+    if is_hub_grouped(graph):
+        return graph
+    view = graph._derived.get("views.hub") or _build_view(graph, threads)
+    if graph.ids is None:
+        ids = view.order.astype(np.int64)
+    else:
+        ids = np.asarray(graph.ids)[view.order]
+    v = view.graph
+    out = Graph(v.indptr, v.indices, v.weights, directed=v.directed, ids=ids, name=graph.name)
+    out._in = v._in
+    return out

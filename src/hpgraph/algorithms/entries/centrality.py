@@ -45,6 +45,8 @@ def _report_pagerank(result):
         rows.append(("precision", f"{meta['dtype']} (ranks and sums; within about 2e-5 of double)"))
     if meta.get("order") == "hubs":
         rows.append(("vertex order", "hubs first (the hub-grouped view, cached on the graph)"))
+    elif meta.get("order") == "own":
+        rows.append(("vertex order", "hubs first (the graph's own numbering)"))
     return rows, table
 
 
@@ -53,7 +55,7 @@ def _brief_pagerank(result):
 
     rank = result["rank"]
     v = int(np.argmax(rank))
-    hubs = ", hubs first" if result.meta.get("order") == "hubs" else ""
+    hubs = ", hubs first" if result.meta.get("order") in ("hubs", "own") else ""
     return f"top vertex {scalar(result.vertex_ids()[v])} (rank {rank[v]:.3g}){hubs}"
 
 
