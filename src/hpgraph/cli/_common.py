@@ -293,7 +293,7 @@ def graph_facts(graph) -> list[tuple[str, str]]:
     rows += [("isolated vertices", fmt_count(isolated)), ("self-loops", fmt_count(loops))]
     spans = n and int(out_deg.max()).bit_length() > max(int(out_deg.min()), 1).bit_length()
     if spans and is_hub_grouped(graph):  # more than one group, and in their order
-        rows.append(("vertex order", "hubs first (hpgraph convert --order hubs)"))
+        rows.append(("vertex order", "hubs first (PageRank and SSSP need no view)"))
     if graph.weighted and m:
         w = graph.weights
         rows.append(("weights", f"min {w.min():.6g}, max {w.max():.6g}"))
