@@ -275,7 +275,8 @@ def test_convert_order_hubs_numbers_the_graph_hubs_first_with_its_ids(tmp_path):
     hubs = tmp_path / "k.hpgc"
     r = ok("convert", "kronecker:9", hubs, "--order", "hubs", "--threads", "2", "--weighted")
     assert "numbered hubs first in" in r.stdout
-    assert "vertex order       hubs first (PageRank and SSSP need no view)" in ok("info", hubs).stdout
+    facts = ok("info", hubs).stdout
+    assert "vertex order       hubs first (PageRank and SSSP need no view)" in facts
     assert "vertex order" not in ok("info", "kronecker:9").stdout
     assert "already numbered hubs first" in ok("convert", hubs, tmp_path / "again.hpgc",
                                                "--order", "hubs").stdout  # fmt: skip
