@@ -231,27 +231,16 @@ def hub_view(graph, threads=None) -> HubView:
     return graph.derived("views.hub", lambda: _build_view(graph, threads))
 
 
-@njit(**NUMBA_FLAGS)
-def _grouped(degree):
-    """Whether floor(log2(degree)) never grows along the vertices (degree 0 as 1)."""
-    last = 64
-    for v in range(degree.shape[0]):
-        d = degree[v]
-        b = 0
-        while d > 1:
-            d >>= 1
-            b += 1
-        if b > last:
-            return False
-        last = b
-    return True
-
-
 def is_hub_grouped(graph) -> bool:
     """Whether ``graph`` is numbered hubs first already (its out-degrees' powers of two
     never grow along the numbers), so that its hub-grouped view would give every vertex
     its own number: kernels run on the graph as it is. Cached on the graph."""
-    return graph.derived("views.hub.grouped", lambda: bool(_grouped(graph.out_degree())))
+
+    def grouped():
+        group = hub_groups(graph.out_degree())
+        return bool(np.all(group[1:] >= group[:-1]))
+
+    return graph.derived("views.hub.grouped", grouped)
 
 
 def hub_numbered(graph, threads=None):
