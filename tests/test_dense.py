@@ -272,3 +272,111 @@ def test_segment_count_fits_the_window_and_keeps_rows_long(monkeypatch):
     assert segment_count(1 << 20, 8, 1 << 19, 1 << 24) == 2  # a rank's half of the rows
     monkeypatch.setattr(config, "PULL_WINDOW_BYTES", 0)
     assert segment_count(1 << 20, 8, 1 << 20, 32 << 20) == 1  # switched off
+
+
+# --- compute in chunks after a chunked pull ---------------------------------------------
+def _wave(ctx, v):
+    """A wave from vertex 0 that exercises what a chunked compute keeps per chunk: a
+    vertex first reached takes the smallest sender as value[0] and broadcasts its id;
+    in odd supersteps it also sends n + v to vertex (v * 7) mod n directly (a vertex that
+    gets only such messages keeps the smallest in value[1]); it adds its id and the
+    superstep to the two aggregators (integers: exact sums in any order); every third
+    stays awake one more superstep."""
+    n = ctx.num_vertices
+    if ctx.superstep == 0:
+        if v == 0:
+            ctx.value[v, 0] = 0
+            ctx.send_to_all(v, v)
+        ctx.vote_to_halt(v)
+        return
+    m = ctx.message(v) if ctx.has_message(v) else -1
+    if 0 <= m < n and ctx.value[v, 0] < 0:
+        ctx.value[v, 0] = m
+        ctx.send_to_all(v, v)
+        if ctx.superstep % 2 == 1:
+            ctx.send((v * 7) % n, n + v)
+        ctx.aggregate(0, float(v))
+        ctx.aggregate(1, float(ctx.superstep))
+        if v % 3 == 0:
+            return  # awake: computes again next superstep
+    elif m >= n and (ctx.value[v, 1] < 0 or m < ctx.value[v, 1]):
+        ctx.value[v, 1] = m
+    ctx.vote_to_halt(v)
+
+
+WAVE = vertex_program(_wave, value=(np.int64, 2), message=np.int64, combiner="min",
+                      aggregators=("sum", "sum"), initial=-1)  # fmt: skip
+
+
+def _wave_run(g, threads):
+    seen = []
+    job = run(WAVE, g, threads=threads, master=lambda mc: seen.append(tuple(mc.aggregated)))
+    return job, seen
+
+
+@pytest.mark.parametrize("g", GRAPHS[-3:])
+def test_chunked_compute_equals_per_part_compute(g, threads, monkeypatch):
+    """After a chunked pull, the woken vertices compute in the same chunks, threads
+    taking them in turn (direct sends, aggregators and awake vertices kept per chunk):
+    values, aggregators, active vertices and messages per superstep equal push-only
+    delivery's, which computes per part, and a second run gives the same."""
+    from hpgraph.engine.job import _Job
+
+    taken = []
+    real = _Job._compute_chunks
+
+    def spy(self, woken):
+        taken.append(woken.shape[0])
+        return real(self, woken)
+
+    monkeypatch.setattr(_Job, "_compute_chunks", spy)
+    monkeypatch.setattr(config, "PUSH_PULL_THRESHOLD_FULL_SCAN", 0.0)  # pull whenever sent
+    chunked = [_wave_run(g, threads) for _ in range(2)]
+    assert taken, "no superstep computed in chunks"
+    monkeypatch.setattr(config, "PUSH_PULL_THRESHOLD_FULL_SCAN", 2.0)  # push only
+    taken.clear()
+    pushed, aggs = _wave_run(g, threads)
+    assert not taken
+    for job, seen in chunked:
+        np.testing.assert_array_equal(job.values, pushed.values)
+        assert seen == aggs
+        assert [r.active for r in job.stats.supersteps] == [
+            r.active for r in pushed.stats.supersteps
+        ]
+        assert [r.messages for r in job.stats.supersteps] == [
+            r.messages for r in pushed.stats.supersteps
+        ]
+    assert (pushed.values[:, 0] >= 0).sum() > 1 and (pushed.values[:, 1] >= g.n).any()
+
+
+# --- small phases on the calling thread ------------------------------------------------
+def test_small_run_parts_runs_every_part_on_the_calling_thread():
+    import threading
+
+    from hpgraph.runtimes.local import LocalRuntime
+
+    with LocalRuntime(3) as rt:
+        where = rt.run_parts(lambda p: (p, threading.get_ident()), lambda p: (p,), small=True)
+        assert [r for r, _ in where] == [(p, threading.get_ident()) for p in range(3)]
+        # otherwise part 0 runs here and the others on the pool's threads
+        spread = rt.run_parts(lambda p: threading.get_ident(), lambda p: (p,))
+        here = threading.get_ident()
+        assert spread[0][0] == here and all(r != here for r, _ in spread[1:])
+
+
+@pytest.mark.parametrize("g", GRAPHS[-3:])
+def test_small_phases_change_no_result(g, threads, monkeypatch):
+    """BFS (push, chunked pull and compute), the wave program (direct sends,
+    aggregators) and PageRank give the same with small phases on one thread (the
+    default) as with every phase spread over the threads."""
+    from hpgraph.algorithms import bfs
+
+    s = int(np.argmax(g.out_degree()))
+    one = (bfs(g, s, threads=threads), _wave_run(g, threads), _pagerank(g, PAGERANK, threads))
+    assert any(r.active <= config.SMALL_PHASE_WORK for r in one[0].stats.supersteps)
+    monkeypatch.setattr(config, "SMALL_PHASE_WORK", 0)
+    spread = (bfs(g, s, threads=threads), _wave_run(g, threads), _pagerank(g, PAGERANK, threads))
+    np.testing.assert_array_equal(one[0]["depth"], spread[0]["depth"])
+    np.testing.assert_array_equal(one[1][0].values, spread[1][0].values)
+    assert one[1][1] == spread[1][1]
+    np.testing.assert_array_equal(one[2].values, spread[2].values)

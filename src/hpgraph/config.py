@@ -34,6 +34,13 @@ NUMBA_FLAGS_NOCACHE = {k: v for k, v in NUMBA_FLAGS.items() if k != "cache"}
 PUSH_PULL_THRESHOLD = 1.0 / 20.0
 PUSH_PULL_THRESHOLD_FULL_SCAN = float(os.environ.get("HPGRAPH_PULL_SHARE", "0.25"))
 
+#: A phase of a superstep whose work is at most this many vertices and edges (the
+#: compute of that many candidates, the push of that many sender edges) runs every part
+#: on the calling thread, one after another: waking another thread costs 60-100 us on
+#: the 2-core test machine (the OS wake-up and the GIL's), more than such a phase, and a
+#: traversal has many (BFS on Kronecker 20: 5 of 7 supersteps). 0 turns it off.
+SMALL_PHASE_WORK = 1 << 14
+
 #: A dense superstep may pull its senders' broadcasts in segments of at most this many
 #: bytes each, so that the random reads of one segment's pass stay in cache
 #: (engine/segments.py); HPGRAPH_PULL_WINDOW sets it (bytes; 0 or less: no segments, the

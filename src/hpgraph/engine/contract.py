@@ -60,8 +60,13 @@ class Runtime(ABC):
         """The job's :class:`~hpgraph.graph.Partition` of ``graph``'s vertices."""
 
     @abstractmethod
-    def run_parts(self, fn: Callable, args_of_part: Callable[[int], tuple]) -> list[tuple]:
-        """Run ``fn`` on every local part at once; returns ``[(result, seconds), ...]``."""
+    def run_parts(
+        self, fn: Callable, args_of_part: Callable[[int], tuple], small: bool = False
+    ) -> list[tuple]:
+        """Run ``fn`` on every local part at once; returns ``[(result, seconds), ...]``.
+        ``small``: the call's work is tiny (``config.SMALL_PHASE_WORK``), so the runtime
+        may run the parts one after another on the calling thread instead of waking
+        others (the parts of one call never wait for each other)."""
 
     def allreduce(self, array: np.ndarray, op: str = "sum") -> np.ndarray:
         """Reduce ``array`` over processes (one process: itself)."""

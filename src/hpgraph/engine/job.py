@@ -305,6 +305,14 @@ class _Job:
         self.woken = np.zeros(0, dtype=np.int64)
         self.no_woken = self.woken
         self.woken_buf = None  # (made at the first chunked pull)
+        # after compute_chunks: each chunk's list sizes and direct sends (made on first
+        # need); the senders are still listed per chunk until compact_lists runs
+        self.chunk_lists = None
+        self.chunk_aggs = None  # aggregator partials per chunk (dense or chunked compute)
+        self.senders_by_chunk = False
+        self.aggs_by_chunk = False  # this superstep's aggregator partials are per chunk
+        self.no_order = np.zeros((0, 3), dtype=np.int64)
+        self.direct_order = self.no_order  # see deliver_combined
         self.scan_first = awake is None  # superstep 0 computes every vertex
         if awake is not None:
             self._start_awake(awake)
@@ -403,7 +411,7 @@ class _Job:
         if prog.combined:
             n = self.graph.n
             self.deliver_combined = codegen.entry_point(
-                prog, k.deliver_combined, empty, False, False, 0, n, *dargs
+                prog, k.deliver_combined, empty, False, False, 0, n, *dargs, self.no_order
             )
             ip, ix, w = self.edge_arrays(False)  # the in-edges' types, not built yet
             self.pull_chunks = codegen.entry_point(
@@ -420,6 +428,15 @@ class _Job:
                 self.no_woken,
             )
             self.mark_senders = codegen.entry_point(prog, k.mark_senders, empty, self.no_bits)
+            if self.pooled:  # (the receivers are listed per chunk on shared memory only)
+                lists = np.zeros((0, 5), dtype=np.int64)
+                self.compute_chunks = codegen.entry_point(
+                    prog, k.compute_chunks, empty, none, self.next_chunk, self.no_woken,
+                    self.no_bits, lists, np.zeros((0, self.nagg)), self.offsets,
+                )  # fmt: skip
+                self.compact_lists = codegen.entry_point(
+                    prog, k.compact_lists, empty, none, lists, False
+                )
         if self.dense_ok:
             self._prepare_dense(empty)
         else:
@@ -474,27 +491,41 @@ class _Job:
         ``indptr`` (milliseconds, as long as a BFS level)."""
         if self.chunks is None:
             lo, hi = self.own_range()
-            threads = len(list(self.rt.local_parts))
+            local = list(self.rt.local_parts)
+            threads = len(local)
             in_ip = self.edge_arrays(True)[0]
-            self.chunks = self.graph.derived(
-                ("work_chunks", lo, hi, threads), lambda: chunk_cuts(in_ip, lo, hi, threads)
-            )
+            # every part boundary is a cut too: a chunk lies in one part (compact_lists)
+            bounds = self.offsets[local[0] : local[-1] + 2]
+
+            def cut():  # (an empty range keeps its one empty chunk)
+                chunks = np.union1d(chunk_cuts(in_ip, lo, hi, threads), bounds)
+                return chunks if chunks.size > 1 else np.array([lo, hi], dtype=np.int64)
+
+            self.chunks = self.graph.derived(("work_chunks", lo, hi, bounds.tobytes()), cut)
         return self.chunks
 
     def _compute(self, ss, dense):
-        """The compute phase of superstep ``ss``: the dense kernel (threads take chunks)
-        or every part's compute over its own range (all of it in superstep 0 and after
-        a chunked pull, which lists no receivers)."""
+        """The compute phase of superstep ``ss``: the dense kernel (threads take chunks),
+        after a chunked pull that listed its receivers per chunk the same chunks taken in
+        turn (``compute_chunks``, shared memory), or every part's compute over its own
+        range (all of it in superstep 0 and after a chunked pull that listed none)."""
         self.bits_marked = False
+        self.aggs_by_chunk = False
+        self.direct_order = self.no_order
+        woken = self.woken
+        self.woken = self.no_woken
+        if not dense and woken.shape[0] and self.pooled:
+            return self._compute_chunks(woken)
+        self._list_senders()
         if not dense:
             scan = (ss == 0 and self.scan_first) or self.rescan
-            woken, chunks = self.woken, self.no_chunks
-            if woken.shape[0]:  # the last pull listed its receivers per chunk
-                chunks = self.chunks
+            chunks = self.chunks if woken.shape[0] else self.no_chunks
             self.rescan = False
-            self.woken = self.no_woken
             args = (scan, chunks, woken, self._bits_to_mark())
-            return self.rt.run_parts(self.compute_part, lambda p: (self.ctx(p), *args))
+            work = self.graph.n if scan or woken.shape[0] else self._total("candidates")
+            return self.rt.run_parts(
+                self.compute_part, lambda p: (self.ctx(p), *args), small=self._small(work)
+            )
         in_ip, in_ix, _ = self.edge_arrays(True)
         seg = self._segments()
         before = 0.0  # the segments before the last (engine/segments.py), per part
@@ -510,6 +541,38 @@ class _Job:
         if seg[0].shape[0] == 0:
             return last
         return [(out, t + float(b)) for (out, t), b in zip(last, before, strict=True)]
+
+    def _compute_chunks(self, woken):
+        """``compute_chunks``: the woken vertices' compute, chunk by chunk as the pull
+        that woke them. Lists stay per chunk while only a chunked pull reads them next
+        (no vertex awake: bottom-up BFS goes on); else they are gathered per part now."""
+        chunks = self.chunks
+        if self.chunk_lists is None:
+            self.chunk_lists = np.zeros((chunks.shape[0] - 1, 5), dtype=np.int64)
+            if self.chunk_aggs is None:
+                self.chunk_aggs = np.zeros((chunks.shape[0] - 1, self.nagg))
+        lists = self.chunk_lists
+        self.next_chunk[0] = 0
+        self.aggs_by_chunk = True
+        args = (chunks, self.next_chunk, woken, self._bits_to_mark(), lists, self.chunk_aggs,
+                self.offsets)  # fmt: skip
+        out = self.rt.run_parts(self.compute_chunks, lambda p: (self.ctx(p), *args))
+        if lists[:, 4].sum() > lists[:, 3].sum():  # direct sends: delivered chunk by chunk
+            self.direct_order = np.ascontiguousarray(lists[:, 2:5])
+        self.senders_by_chunk = True
+        if lists[:, 1].any():
+            self._list_senders(awake_too=True)
+        return out
+
+    def _list_senders(self, awake_too=False):
+        """Gather the senders listed per chunk by ``compute_chunks`` (and with
+        ``awake_too`` the awake vertices) into each part's lists (``compact_lists``),
+        before anything that reads them there."""
+        if self.senders_by_chunk:
+            self.senders_by_chunk = False
+            args = (self.chunks, self.chunk_lists, awake_too)
+            small = self._small(int(self.chunk_lists[:, :2].sum()))
+            self.rt.run_parts(self.compact_lists, lambda p: (self.ctx(p), *args), small=small)
 
     def _pass_dense(self):
         """Hand this superstep's broadcasts to the next (dense) superstep: it reads them
@@ -560,7 +623,8 @@ class _Job:
                 self.agg_rows[:, : self.nagg] = self.agg_identity
                 comp = self._compute(ss, dense)
                 tot = rt.allreduce(counters.sum(axis=0))
-                agg = self._reduce_aggregators(self.chunk_aggs if dense else None)
+                by_chunk = dense or self.aggs_by_chunk
+                agg = self._reduce_aggregators(self.chunk_aggs if by_chunk else None)
                 messages = int(tot[_C["sender_edges"]] + tot[_C["direct"]])
                 # (a part reads no other process's in-rows: it pulls only what it
                 # mirrors, every rank's senders with the "any" combiner)
@@ -616,6 +680,7 @@ class _Job:
                         stopped_by = "master"
                         break
                 if session is not None:  # state is complete here: superstep ss starts
+                    self._list_senders()
                     session.superstep_done(ss, dense)
         finally:
             rt.progress(None)
@@ -660,6 +725,9 @@ class _Job:
         """Delivery when every part can read every sender's values in place (shared
         memory); returns each local part's (result, seconds)."""
         prog, rt = self.program, self.rt
+        chunked_pull = prog.combined and pull and int(self.counters()[:, _C["direct"]].sum()) == 0
+        if not chunked_pull:  # (which reads no sender list: a bitmap, or every vertex)
+            self._list_senders()
         sender_counts = self.counters()[:, _C["senders"]].copy()
         edge = (
             pull,
@@ -672,7 +740,7 @@ class _Job:
         if prog.combined:
             n = self.graph.n
             everyone = prog.edge_message is None and int(sender_counts.sum()) == n
-            if pull and int(self.counters()[:, _C["direct"]].sum()) == 0:
+            if chunked_pull:
                 # threads take chunks of receivers in turn (no direct sends to merge);
                 # they list the receivers per chunk, over the awake lists: with none
                 # awake, those lists are the next candidates, else the next compute
@@ -689,17 +757,35 @@ class _Job:
                 return rt.run_parts(self.pull_chunks, lambda p: (self.ctx(p), *args))
             return rt.run_parts(
                 self.deliver_combined,
-                lambda p: (self.ctx(p), edge[0], everyone, 0, n, *edge[1:]),
+                lambda p: (self.ctx(p), edge[0], everyone, 0, n, *edge[1:], self.direct_order),
+                small=not pull and self._small(self._messages()),
             )
         # deliver_listed's pass 1 (base -1) counts, pass 2 writes from each part's base
-        counted = rt.run_parts(self.deliver_listed, lambda p: (self.ctx(p), -1, *edge))
+        small = not pull and self._small(self._messages())
+        counted = rt.run_parts(self.deliver_listed, lambda p: (self.ctx(p), -1, *edge), small)
         totals = np.array([c for c, _ in counted], dtype=np.int64)
         bases = np.concatenate([[0], np.cumsum(totals)])
         msg_val = np.empty((int(bases[-1]), *prog.message_shape), dtype=prog.message_dtype)
         self.set_array("msg_val", msg_val)
         self.a["msg_ptr"][-1] = bases[-1]
-        filled = rt.run_parts(self.deliver_listed, lambda p: (self.ctx(p), int(bases[p]), *edge))
+        filled = rt.run_parts(
+            self.deliver_listed, lambda p: (self.ctx(p), int(bases[p]), *edge), small
+        )
         return [(None, a + b) for (_, a), (_, b) in zip(counted, filled, strict=True)]
+
+    def _total(self, counter):
+        """A counter of this process's parts, summed (e.g. this superstep's senders)."""
+        return int(self.counter_rows[:, _C[counter]].sum())
+
+    def _messages(self):
+        """This superstep's messages: its senders' out-edges and its direct sends."""
+        return self._total("sender_edges") + self._total("direct")
+
+    @staticmethod
+    def _small(work):
+        """Whether a phase of ``work`` vertices and edges runs its parts on the calling
+        thread, one after another (``config.SMALL_PHASE_WORK``)."""
+        return work <= config.SMALL_PHASE_WORK
 
     def _woken_counts(self, chunks):
         """Per chunk of a chunked pull, the number of receivers it listed (one int64 per
@@ -730,11 +816,13 @@ class _Job:
         if self.bits_marked:
             self.bits_marked = False
             return self.bits
+        self._list_senders()
         if self.bits is None:
             self.bits = np.zeros((self.graph.n + 63) // 64, dtype=np.uint64)
         else:
             self.bits[:] = 0
-        self.rt.run_parts(self.mark_senders, lambda p: (self.ctx(p), self.bits))
+        small = self._small(self._total("senders"))
+        self.rt.run_parts(self.mark_senders, lambda p: (self.ctx(p), self.bits), small=small)
         return self.bits
 
     def _stats(self, ss, tot, mode, comp, deliver, wall):

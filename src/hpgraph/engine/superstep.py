@@ -43,6 +43,8 @@ from hpgraph.engine.context import (
 
 __all__ = [
     "compute_part",
+    "compute_chunks",
+    "compact_lists",
     "dense_part",
     "pull_segment",
     "relist_part",
@@ -177,6 +179,125 @@ def compute_part(ctx, force_dense, chunks, woken, bits):
     c[_REMOTE] = (edges - local) + (ndirect - direct_local)
     c[_DIRECT] = ndirect
     c[_CANDIDATES] = awake
+
+
+@njit(**NUMBA_FLAGS)
+def compute_chunks(ctx, chunks, next_chunk, woken, bits, lists, chunk_aggs, offsets):
+    """Compute phase after a chunked pull that listed its receivers per chunk (chunk i's
+    are ``candidates[chunks[i]:chunks[i] + woken[i]]``), for the chunks this thread
+    takes in turn (``fetch_add`` on ``next_chunk[0]``): the compute of the woken
+    vertices is shared out as the pull was, not left to the part that owns them (on a
+    graph numbered hubs first, one part holds most of the low-degree vertices a
+    bottom-up step wakes). Chunks never straddle a part (``work_chunks``). Chunk i keeps
+    its senders from ``senders[chunks[i]]`` on and its awake vertices from
+    ``next_candidates[chunks[i]]`` on, their numbers in ``lists[i, 0]`` and
+    ``lists[i, 1]``; ``compact_lists`` gathers them per part where a part's lists are
+    read. Its direct sends are ``direct_dst[lists[i, 2]][lists[i, 3]:lists[i, 4]]``,
+    delivered in chunk order (``direct_order``), so the results do not depend on which
+    thread took which chunk; so are its aggregator partials (``chunk_aggs[i]``). The
+    chunk's sending flags are cleared before it computes (a memset, n bytes in all):
+    every vertex of last superstep's senders lies in one chunk. With ``bits`` (not
+    empty, zeroed) the senders are marked there too, as in ``compute_part``."""
+    c = ctx.counters
+    state, has_msg, sending = ctx.state, ctx.has_msg, ctx.sending
+    cand, nxt, senders = ctx.candidates, ctx.next_candidates, ctx.senders
+    indptr, local_degree = ctx.indptr, ctx.local_degree
+    partial, ops = ctx.agg_partial, ctx.agg_ops
+    dsts = ctx.direct_dst
+    dsts.clear()
+    ctx.direct_val.clear()
+    c[:] = 0
+    marking = bits.shape[0] > 0
+    computed = 0
+    awake = 0
+    nsent = 0
+    edges = 0
+    local = 0
+    direct_local = 0
+    while True:
+        i = fetch_add(next_chunk, 0, 1)
+        if i >= chunks.shape[0] - 1:
+            break
+        clo, chi = chunks[i], chunks[i + 1]
+        sending[clo:chi] = SEND_NONE
+        c[_SENDERS] = 0  # _broadcast lists this chunk's senders from its start
+        c[LIST_BASE] = clo
+        for j in range(partial.shape[0]):
+            op = ops[j]
+            partial[j] = 0.0 if op == AGG_SUM else (np.inf if op == AGG_MIN else -np.inf)
+        d0 = len(dsts)
+        a = 0
+        for k in range(clo, clo + woken[i]):
+            v = cand[k]
+            if _asleep(state, has_msg, v):
+                continue
+            state[v] = ACTIVE
+            _compute(ctx, v)
+            has_msg[v] = 0
+            if state[v] == ACTIVE:
+                nxt[clo + a] = v
+                a += 1
+            computed += 1
+        ns = c[_SENDERS]
+        for k in range(clo, clo + ns):
+            u = senders[k]
+            edges += indptr[u + 1] - indptr[u]
+            local += local_degree[u]
+            if marking:
+                _set_bit(bits, u, clo, chi)
+        if len(dsts) > d0:  # local: the receiver lies in the part holding the chunk
+            q = np.searchsorted(offsets, clo, side="right") - 1
+            for j in range(d0, len(dsts)):
+                if offsets[q] <= dsts[j] < offsets[q + 1]:
+                    direct_local += 1
+        lists[i, 0] = ns
+        lists[i, 1] = a
+        lists[i, 2] = ctx.part
+        lists[i, 3] = d0
+        lists[i, 4] = len(dsts)
+        if chunk_aggs.shape[1] > 0:
+            chunk_aggs[i, :] = partial
+        nsent += ns
+        awake += a
+    ndirect = len(dsts)
+    c[LIST_BASE] = ctx.lo
+    c[_COMPUTED] = computed
+    c[_AWAKE] = awake
+    c[_SENDERS] = nsent
+    c[_SENDER_EDGES] = edges
+    c[_LOCAL] = local + direct_local
+    c[_REMOTE] = (edges - local) + (ndirect - direct_local)
+    c[_DIRECT] = ndirect
+    c[_CANDIDATES] = awake
+
+
+@njit(**NUMBA_FLAGS)
+def compact_lists(ctx, chunks, lists, awake_too):
+    """This part's sender list (and with ``awake_too`` its awake list, the next
+    candidates) as ``compute_part`` leaves them, gathered from the per-chunk lists of
+    ``compute_chunks``: the chunks of [lo, hi) in order, each list moved down to follow
+    the last. In place and in parallel with the other parts: a part's chunks lie in its
+    own range, and an entry never moves up (chunk i's j-th entry is a vertex >=
+    chunks[i] + j, so fewer than chunks[i] + j - lo entries come before it)."""
+    lo, hi = ctx.lo, ctx.hi
+    senders, nxt = ctx.senders, ctx.next_candidates
+    c = ctx.counters
+    ns = 0
+    na = 0
+    i = np.searchsorted(chunks, lo)
+    while i < chunks.shape[0] - 1 and chunks[i] < hi:
+        base = chunks[i]
+        for j in range(lists[i, 0]):
+            senders[lo + ns] = senders[base + j]
+            ns += 1
+        if awake_too:
+            for j in range(lists[i, 1]):
+                nxt[lo + na] = nxt[base + j]
+                na += 1
+        i += 1
+    c[_SENDERS] = ns
+    c[_CANDIDATES] = na
+    c[LIST_BASE] = lo
 
 
 @njit(**NUMBA_FLAGS, inline="always")
@@ -437,10 +558,10 @@ def _pull(ctx, lo, hi, everyone, src_lo, src_hi, in_indptr, in_indices, in_weigh
 
 
 @njit(**NUMBA_FLAGS, inline="always")
-def _receive_pairs(inbox, has_msg, state, nxt, lo, hi, ids, vals, ncand):
-    """``_receive`` every (ids[j], vals[j]) whose receiver lies in [lo, hi) and has not
-    finished; returns the candidate list's new length."""
-    for j in range(len(ids)):
+def _receive_pairs(inbox, has_msg, state, nxt, lo, hi, ids, vals, j0, j1, ncand):
+    """``_receive`` every (ids[j], vals[j]), j0 <= j < j1, whose receiver lies in
+    [lo, hi) and has not finished; returns the candidate list's new length."""
+    for j in range(j0, j1):
         d = ids[j]
         if lo <= d < hi and state[d] != FINISHED:
             ncand = _receive(inbox, has_msg, state, nxt, lo, d, vals[j], ncand)
@@ -461,11 +582,14 @@ def deliver_combined(
     sender_counts,
     all_dst,
     all_val,
+    direct_order,
 ):
     """Deliver the messages addressed to this part's range [lo, hi), combining per
     receiver. Senders lie in [src_lo, src_hi) (everything on shared memory; a rank's own
     range under MPI, where pull then reads only that slice of each in-row). ``everyone``:
-    every vertex of [src_lo, src_hi) broadcast a plain value (no edge function)."""
+    every vertex of [src_lo, src_hi) broadcast a plain value (no edge function). Direct
+    sends are read list by list, or by the (list, start, stop) rows of ``direct_order``
+    when it has any (``compute_chunks``)."""
     lo, hi = ctx.lo, ctx.hi
     state, sending, outbox = ctx.state, ctx.sending, ctx.outbox
     inbox, has_msg, nxt = ctx.inbox, ctx.has_msg, ctx.next_candidates
@@ -505,8 +629,15 @@ def deliver_combined(
                         continue
                     m = _along(mu, kind, weights, k, weighted)
                     ncand = _receive(inbox, has_msg, state, nxt, lo, d, m, ncand)
-    for p in range(len(all_dst)):
-        ncand = _receive_pairs(inbox, has_msg, state, nxt, lo, hi, all_dst[p], all_val[p], ncand)
+    if direct_order.shape[0] == 0:  # each part's direct sends, in part order
+        for p in range(len(all_dst)):
+            dst, val = all_dst[p], all_val[p]
+            ncand = _receive_pairs(inbox, has_msg, state, nxt, lo, hi, dst, val, 0, len(dst), ncand)
+    else:  # after compute_chunks: chunk by chunk, whichever thread listed them
+        for s in range(direct_order.shape[0]):
+            p, j0, j1 = direct_order[s, 0], direct_order[s, 1], direct_order[s, 2]
+            dst, val = all_dst[p], all_val[p]
+            ncand = _receive_pairs(inbox, has_msg, state, nxt, lo, hi, dst, val, j0, j1, ncand)
     ctx.counters[_CANDIDATES] = ncand
 
 
@@ -619,7 +750,7 @@ def merge_combined(ctx, ids, vals):
     lo, hi = ctx.lo, ctx.hi
     state, inbox, has_msg, nxt = ctx.state, ctx.inbox, ctx.has_msg, ctx.next_candidates
     ncand = ctx.counters[_CANDIDATES]
-    ncand = _receive_pairs(inbox, has_msg, state, nxt, lo, hi, ids, vals, ncand)
+    ncand = _receive_pairs(inbox, has_msg, state, nxt, lo, hi, ids, vals, 0, len(ids), ncand)
     ctx.counters[_CANDIDATES] = ncand
 
 

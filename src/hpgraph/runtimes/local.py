@@ -112,12 +112,13 @@ class LocalRuntime(Runtime):
         if watch is not None:
             watch.progress(what)
 
-    def run_parts(self, fn, args_of_part):
+    def run_parts(self, fn, args_of_part, small=False):
         """Part 0 runs on the calling thread, the others on the pool: one thread
         hand-off fewer per call (a BFS superstep makes three calls; on a busy machine a
-        woken thread may wait for a core)."""
-        if self._pool is None:
-            return [timed(fn, args_of_part(0))]
+        woken thread may wait for a core). A ``small`` call runs every part here, in
+        turn: no hand-off at all."""
+        if self._pool is None or small:
+            return [timed(fn, args_of_part(p)) for p in self.local_parts]
         futures = [self._pool.submit(timed, fn, args_of_part(p)) for p in self.local_parts[1:]]
         try:
             first = timed(fn, args_of_part(0))

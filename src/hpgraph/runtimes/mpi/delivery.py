@@ -142,7 +142,7 @@ class VertexDelivery:
                 self._learn_finished(job)
             everyone = prog.edge_message is None and int(sender_counts.sum()) == hi - lo
             own = other = (pull, everyone, lo, hi, *edge, job.offsets, sender_counts)
-        lists = (job.all_dst, job.all_val)
+        lists = (job.all_dst, job.all_val, job.direct_order)
         # own receivers (one task per part) and other ranks' (one per chunk), at once
         hits = job.a["mpi_counters"]
         hits[:, _CANDIDATES] = 0

@@ -181,12 +181,13 @@ class MPIRuntime(Runtime):
         futures = [self._pool.submit(timed, fn, a) for a in args_list]
         return [f.result() for f in futures]
 
-    def run_parts(self, fn, args_of_part):
+    def run_parts(self, fn, args_of_part, small=False):
         error = None
         out = [None] * self.threads
         busy = 0.0
         try:
-            done = self.parallel(fn, [args_of_part(p) for p in self.local_parts])
+            args = [args_of_part(p) for p in self.local_parts]
+            done = [timed(fn, a) for a in args] if small else self.parallel(fn, args)
             out = [r for r, _ in done]
             busy = sum(t for _, t in done)
         except Exception as exc:  # reported to every rank below
