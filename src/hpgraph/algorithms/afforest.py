@@ -25,7 +25,7 @@ to the others, which link them into their forests; after a merge and a compressi
 every forest holds the same roots, so phase 2 picks the same ``c`` everywhere.
 
 Memory: ``comp`` (8 B per vertex) per forest; the graph's symmetric view is read, not
-copied.
+copied; the chunks (8 B each, 64 per peer) are kept on it.
 """
 
 from __future__ import annotations

@@ -101,6 +101,28 @@ def _asleep(state, has_msg, v):
     return s == FINISHED or (s != ACTIVE and has_msg[v] == 0)
 
 
+@njit(**NUMBA_FLAGS, inline="always")
+def _store_counts(c, computed, awake, edges, local, ndirect, direct_local):
+    """A compute phase's counters in its part's row ``c`` (``_SENDERS`` is kept by the
+    broadcasts): the awake vertices are the next candidates so far; a message is local
+    when its receiver lies in the sender's part."""
+    c[_COMPUTED] = computed
+    c[_AWAKE] = awake
+    c[_SENDER_EDGES] = edges
+    c[_LOCAL] = local + direct_local
+    c[_REMOTE] = (edges - local) + (ndirect - direct_local)
+    c[_DIRECT] = ndirect
+    c[_CANDIDATES] = awake
+
+
+@njit(**NUMBA_FLAGS, inline="always")
+def _reset_partials(partial, ops):
+    """Aggregator partials back to each operation's identity."""
+    for j in range(partial.shape[0]):
+        op = ops[j]
+        partial[j] = 0.0 if op == AGG_SUM else (np.inf if op == AGG_MIN else -np.inf)
+
+
 @njit(**NUMBA_FLAGS)
 def compute_part(ctx, force_dense, chunks, woken, bits):
     """Compute phase of one part; its results are left in ctx.counters (its own row).
@@ -172,13 +194,7 @@ def compute_part(ctx, force_dense, chunks, woken, bits):
     for d in dsts:
         if lo <= d < hi:
             direct_local += 1
-    c[_COMPUTED] = computed
-    c[_AWAKE] = awake
-    c[_SENDER_EDGES] = edges
-    c[_LOCAL] = local + direct_local
-    c[_REMOTE] = (edges - local) + (ndirect - direct_local)
-    c[_DIRECT] = ndirect
-    c[_CANDIDATES] = awake
+    _store_counts(c, computed, awake, edges, local, ndirect, direct_local)
 
 
 @njit(**NUMBA_FLAGS)
@@ -222,9 +238,7 @@ def compute_chunks(ctx, chunks, next_chunk, woken, bits, lists, chunk_aggs, offs
         sending[clo:chi] = SEND_NONE
         c[_SENDERS] = 0  # _broadcast lists this chunk's senders from its start
         c[LIST_BASE] = clo
-        for j in range(partial.shape[0]):
-            op = ops[j]
-            partial[j] = 0.0 if op == AGG_SUM else (np.inf if op == AGG_MIN else -np.inf)
+        _reset_partials(partial, ops)
         d0 = len(dsts)
         a = 0
         for k in range(clo, clo + woken[i]):
@@ -259,16 +273,9 @@ def compute_chunks(ctx, chunks, next_chunk, woken, bits, lists, chunk_aggs, offs
             chunk_aggs[i, :] = partial
         nsent += ns
         awake += a
-    ndirect = len(dsts)
     c[LIST_BASE] = ctx.lo
-    c[_COMPUTED] = computed
-    c[_AWAKE] = awake
     c[_SENDERS] = nsent
-    c[_SENDER_EDGES] = edges
-    c[_LOCAL] = local + direct_local
-    c[_REMOTE] = (edges - local) + (ndirect - direct_local)
-    c[_DIRECT] = ndirect
-    c[_CANDIDATES] = awake
+    _store_counts(c, computed, awake, edges, local, len(dsts), direct_local)
 
 
 @njit(**NUMBA_FLAGS)
@@ -388,9 +395,7 @@ def dense_part(ctx, pulled, in_indptr, in_indices, starts, base, chunks, next_ch
         clo, chi = chunks[i], chunks[i + 1]
         c[_SENDERS] = 0  # _broadcast lists this chunk's senders from its start
         c[LIST_BASE] = clo
-        for j in range(partial.shape[0]):
-            op = ops[j]
-            partial[j] = 0.0 if op == AGG_SUM else (np.inf if op == AGG_MIN else -np.inf)
+        _reset_partials(partial, ops)
         for v in range(clo, chi):
             k0 = in_indptr[v]
             k1 = in_indptr[v + 1]
@@ -413,16 +418,9 @@ def dense_part(ctx, pulled, in_indptr, in_indices, starts, base, chunks, next_ch
         computed += chi - clo
         senders += c[_SENDERS]
         chunk_aggs[i, :] = partial
-    ndirect = len(ctx.direct_dst)
     c[LIST_BASE] = ctx.lo
-    c[_COMPUTED] = computed
-    c[_AWAKE] = awake
     c[_SENDERS] = senders
-    c[_SENDER_EDGES] = edges
-    c[_LOCAL] = local
-    c[_REMOTE] = (edges - local) + ndirect
-    c[_DIRECT] = ndirect
-    c[_CANDIDATES] = awake
+    _store_counts(c, computed, awake, edges, local, len(ctx.direct_dst), 0)
 
 
 @njit(**NUMBA_FLAGS)
@@ -537,7 +535,7 @@ def _pull(ctx, lo, hi, everyone, src_lo, src_hi, in_indptr, in_indices, in_weigh
         for k in range(k0, k1):
             u = np.uintp(in_indices[k])
             if everyone:  # (when every vertex broadcast, skip the sender test)
-                m = outbox[u]
+                m = _sent_value(outbox, u)
             else:
                 if use_bits and not _sent(bits, u):
                     continue
