@@ -48,7 +48,6 @@ __all__ = [
     "LIST_BASE",
     "COMBINED_MODE",
     "LISTED_MODE",
-    "IDS_MODE",
     "describe",
 ]
 
@@ -153,15 +152,9 @@ _MODE = None  # set below, once the fields are known
 
 def _combined(ctx) -> bool:
     """Whether the program combines messages, read from the context's *type* (the
-    ``mode`` field is ``(1,)`` when combined, ``()`` when listed, ``(1, 1)`` when
-    combined and the outbox is never read), so the choice costs nothing at run time."""
-    return ctx.types[_MODE].count >= 1
-
-
-def _outbox_read(ctx) -> bool:
-    """Whether delivery reads the senders' outbox (from the context's type): not in
-    ``IDS_MODE``, where every broadcast is delivered as its sender's id."""
-    return ctx.types[_MODE].count != 2
+    ``mode`` field is ``(1,)`` when combined, ``()`` when listed), so the choice costs
+    nothing at run time."""
+    return ctx.types[_MODE].count == 1
 
 
 def _register_array(name):
@@ -183,10 +176,6 @@ for _name in ARRAYS:
     _register_array(_name)
 _MODE = VertexContext._fields.index("mode")
 COMBINED_MODE, LISTED_MODE = (1,), ()
-#: combined, and the outbox never read: a ``sender_ids`` program with the "any"
-#: combiner (BFS), whose broadcasts are delivered as their senders' ids and which never
-#: runs dense (no identity): its broadcasts skip the outbox write (8 B per sender)
-IDS_MODE = (1, 1)
 
 
 def _method(name):
@@ -266,10 +255,7 @@ def _send_to_all(ctx, v, m):
     def impl(ctx, v, m):
         _broadcast(ctx, v, m, SEND_ALL)
 
-    def ids(ctx, v, m):
-        _list_sender(ctx, v, SEND_ALL)
-
-    return impl if _outbox_read(ctx) else ids
+    return impl
 
 
 @_method("send_along_edges")
@@ -277,14 +263,12 @@ def _send_along_edges(ctx, v, m):
     def impl(ctx, v, m):
         _broadcast(ctx, v, m, SEND_EDGES)
 
-    def ids(ctx, v, m):
-        _list_sender(ctx, v, SEND_EDGES)
-
-    return impl if _outbox_read(ctx) else ids
+    return impl
 
 
 @njit(**NUMBA_FLAGS_NOCACHE, inline="always")
-def _list_sender(ctx, v, kind):
+def _broadcast(ctx, v, m, kind):
+    # One value per sender, whatever its degree: delivery reads it along each edge.
     # A second broadcast by the same vertex in one superstep replaces the first.
     sending = ctx.sending
     if sending[v] == SEND_NONE:
@@ -292,14 +276,8 @@ def _list_sender(ctx, v, kind):
         c = ctx.counters
         ctx.senders[c[LIST_BASE] + c[2]] = v
         c[2] += 1
-    sending[v] = kind
-
-
-@njit(**NUMBA_FLAGS_NOCACHE, inline="always")
-def _broadcast(ctx, v, m, kind):
-    # One value per sender, whatever its degree: delivery reads it along each edge.
-    _list_sender(ctx, v, kind)
     ctx.outbox[v] = m
+    sending[v] = kind
 
 
 @_method("send")

@@ -27,7 +27,6 @@ from hpgraph.engine.context import (
     COMBINED_MODE,
     COUNTERS,
     HALTED,
-    IDS_MODE,
     LIST_BASE,
     LISTED_MODE,
     VertexContext,
@@ -275,7 +274,7 @@ class _Job:
             part=0,
             lo=0,
             hi=n,
-            mode=self._mode(),
+            mode=COMBINED_MODE if program.combined else LISTED_MODE,
             **{f"{name}_d": describe(arr) for name, arr in self.a.items()},
             **self.part_fields[0],
         )
@@ -326,14 +325,6 @@ class _Job:
         self.setup_s = time.perf_counter() - t0
 
     # ------------------------------------------------------------------ helpers
-    def _mode(self):
-        """The context's ``mode`` (engine/context.py): listed, combined, or combined
-        with the outbox never read."""
-        prog = self.program
-        if not prog.combined:
-            return LISTED_MODE
-        return IDS_MODE if prog.sender_ids and prog.combiner == "any" else COMBINED_MODE
-
     def vertex_array(self, tail, dtype, extra=0, fill=0, whole=False):
         """A per-vertex array (``n + extra`` rows of shape ``tail``; zeros, or
         uninitialised with ``fill=None``): on a part, a window over its own rows only,
