@@ -784,8 +784,8 @@ class _Job:
     @staticmethod
     def _small(work):
         """Whether a phase of ``work`` vertices and edges runs its parts on the calling
-        thread, one after another (``config.SMALL_PHASE_WORK``)."""
-        return work <= config.SMALL_PHASE_WORK
+        thread, one after another (``config.SMALL_PHASE_WORK``; 0: never)."""
+        return 0 < config.SMALL_PHASE_WORK and work <= config.SMALL_PHASE_WORK
 
     def _woken_counts(self, chunks):
         """Per chunk of a chunked pull, the number of receivers it listed (one int64 per
