@@ -399,13 +399,11 @@ class _Job:
         k, prog = self.kernels, self.program
         scratch = np.zeros(LIST_BASE + 1, dtype=np.int64)
         empty = self.base._replace(lo=0, hi=0, counters_d=describe(scratch))
-        self.empty_ctx = empty  # for the kernels compiled later (pull_segment)
+        self.empty_ctx = empty  # for the kernels compiled later (pull_segment, compute_chunks)
         none = np.zeros(0, dtype=np.int64)
         none.flags.writeable = False  # like the chunks kept on the graph
         self.no_chunks = none
-        self.compute_part = codegen.entry_point(
-            prog, k.compute_part, empty, False, none, self.no_woken, self.no_bits
-        )
+        self.compute_part = codegen.entry_point(prog, k.compute_part, empty, False, self.no_bits)
         zeros = np.zeros(self.partition.parts, dtype=np.int64)
         dargs = (*self.edge_arrays(False), self.offsets, zeros, self.all_dst, self.all_val)
         if prog.combined:
@@ -428,15 +426,6 @@ class _Job:
                 self.no_woken,
             )
             self.mark_senders = codegen.entry_point(prog, k.mark_senders, empty, self.no_bits)
-            if self.pooled:  # (the receivers are listed per chunk on shared memory only)
-                lists = np.zeros((0, 5), dtype=np.int64)
-                self.compute_chunks = codegen.entry_point(
-                    prog, k.compute_chunks, empty, none, self.next_chunk, self.no_woken,
-                    self.no_bits, lists, np.zeros((0, self.nagg)), self.offsets,
-                )  # fmt: skip
-                self.compact_lists = codegen.entry_point(
-                    prog, k.compact_lists, empty, none, lists, False
-                )
         if self.dense_ok:
             self._prepare_dense(empty)
         else:
@@ -507,22 +496,21 @@ class _Job:
     def _compute(self, ss, dense):
         """The compute phase of superstep ``ss``: the dense kernel (threads take chunks),
         after a chunked pull that listed its receivers per chunk the same chunks taken in
-        turn (``compute_chunks``, shared memory), or every part's compute over its own
-        range (all of it in superstep 0 and after a chunked pull that listed none)."""
+        turn (``compute_chunks``), or every part's compute over its own range (all of it
+        in superstep 0 and after a chunked pull that listed none)."""
         self.bits_marked = False
         self.aggs_by_chunk = False
         self.direct_order = self.no_order
         woken = self.woken
         self.woken = self.no_woken
-        if not dense and woken.shape[0] and self.pooled:
+        if not dense and woken.shape[0]:
             return self._compute_chunks(woken)
         self._list_senders()
         if not dense:
             scan = (ss == 0 and self.scan_first) or self.rescan
-            chunks = self.chunks if woken.shape[0] else self.no_chunks
             self.rescan = False
-            args = (scan, chunks, woken, self._bits_to_mark())
-            work = self.graph.n if scan or woken.shape[0] else self._total("candidates")
+            args = (scan, self._bits_to_mark())
+            work = self.graph.n if scan else self._total("candidates")
             return self.rt.run_parts(
                 self.compute_part, lambda p: (self.ctx(p), *args), small=self._small(work)
             )
@@ -547,10 +535,19 @@ class _Job:
         that woke them. Lists stay per chunk while only a chunked pull reads them next
         (no vertex awake: bottom-up BFS goes on); else they are gathered per part now."""
         chunks = self.chunks
-        if self.chunk_lists is None:
+        if self.chunk_lists is None:  # compiled (or loaded) here: most jobs never need it
             self.chunk_lists = np.zeros((chunks.shape[0] - 1, 5), dtype=np.int64)
             if self.chunk_aggs is None:
                 self.chunk_aggs = np.zeros((chunks.shape[0] - 1, self.nagg))
+            k, prog, empty = self.kernels, self.program, self.empty_ctx
+            self.compute_chunks = codegen.entry_point(
+                prog, k.compute_chunks, empty, self.no_chunks, self.next_chunk,
+                self.no_woken, self.no_bits, self.chunk_lists[:0], self.chunk_aggs[:0],
+                self.offsets,
+            )  # fmt: skip
+            self.compact_lists = codegen.entry_point(
+                prog, k.compact_lists, empty, self.no_chunks, self.chunk_lists[:0], False
+            )
         lists = self.chunk_lists
         self.next_chunk[0] = 0
         self.aggs_by_chunk = True
@@ -725,7 +722,7 @@ class _Job:
         """Delivery when every part can read every sender's values in place (shared
         memory); returns each local part's (result, seconds)."""
         prog, rt = self.program, self.rt
-        chunked_pull = prog.combined and pull and int(self.counters()[:, _C["direct"]].sum()) == 0
+        chunked_pull = prog.combined and pull and self._total("direct") == 0
         if not chunked_pull:  # (which reads no sender list: a bitmap, or every vertex)
             self._list_senders()
         sender_counts = self.counters()[:, _C["senders"]].copy()
@@ -750,7 +747,7 @@ class _Job:
                 woken = self._woken_counts(chunks)
                 args = (everyone, *edge[1:4], chunks, self.next_chunk, bits, woken)
                 self.next_chunk[0] = 0
-                if int(self.counters()[:, _C["awake"]].sum()) == 0:
+                if self._total("awake") == 0:
                     self.woken = woken
                 else:
                     self.rescan = True

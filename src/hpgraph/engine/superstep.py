@@ -123,15 +123,40 @@ def _reset_partials(partial, ops):
         partial[j] = 0.0 if op == AGG_SUM else (np.inf if op == AGG_MIN else -np.inf)
 
 
+@njit(**NUMBA_FLAGS, inline="always")
+def _count_senders(senders, k0, k1, indptr, local_degree, bits, lo, hi):
+    """(out-edges, local out-edges) of the senders ``senders[k0:k1]``, which lie in
+    [lo, hi); with ``bits`` not empty each is marked there too (``_set_bit``)."""
+    edges = 0
+    local = 0
+    marking = bits.shape[0] > 0
+    for k in range(k0, k1):
+        u = senders[k]
+        edges += indptr[u + 1] - indptr[u]
+        local += local_degree[u]
+        if marking:
+            _set_bit(bits, u, lo, hi)
+    return edges, local
+
+
+@njit(**NUMBA_FLAGS, inline="always")
+def _count_within(ids, j0, j1, lo, hi):
+    """How many of ``ids[j0:j1]`` lie in [lo, hi) (direct sends to the sender's part)."""
+    n = 0
+    for j in range(j0, j1):
+        if lo <= ids[j] < hi:
+            n += 1
+    return n
+
+
 @njit(**NUMBA_FLAGS)
-def compute_part(ctx, force_dense, chunks, woken, bits):
+def compute_part(ctx, force_dense, bits):
     """Compute phase of one part; its results are left in ctx.counters (its own row).
-    The vertices visited: all of the part (``force_dense``), the part's candidate list,
-    or, after a chunked pull that listed its receivers per chunk (``woken``, not empty:
-    chunk i's receivers are ``candidates[chunks[i]:chunks[i] + woken[i]]``), those of the
-    chunks that overlap the part, each taken by the part that owns it. With ``bits``
-    (not empty, zeroed by the caller) the part's senders are marked there as they are
-    counted: the frontier of a pull that follows (``mark_senders`` in the same pass)."""
+    The vertices visited: all of the part (``force_dense``, or a candidate list longer
+    than 1/16 of it) or the part's candidate list. (After a chunked pull that listed its
+    receivers per chunk, ``compute_chunks`` runs instead.) With ``bits`` (not empty,
+    zeroed by the caller) the part's senders are marked there as they are counted: the
+    frontier of a pull that follows (``mark_senders`` in the same pass)."""
     lo, hi = ctx.lo, ctx.hi
     c = ctx.counters
     state, has_msg, sending = ctx.state, ctx.has_msg, ctx.sending
@@ -151,50 +176,30 @@ def compute_part(ctx, force_dense, chunks, woken, bits):
 
     computed = 0
     awake = 0
-    # One loop over the vertices to visit, in segments of the candidate array (one
-    # segment unless the receivers were listed per chunk). compute is called here, not
-    # from a helper taking the context: numba copies a context passed to an inlined
-    # function, which costs reference counting (its typed lists) on every call.
-    chunked = woken.shape[0] > 0
-    scan = not chunked and (force_dense or ncand > (hi - lo) // 16)
+    # compute is called here, not from a helper taking the context: numba copies a
+    # context passed to an inlined function, which costs reference counting (its typed
+    # lists) on every call.
+    scan = force_dense or ncand > (hi - lo) // 16
     cand = ctx.candidates
-    for s in range(woken.shape[0] if chunked else 1):
-        base, count = lo, (hi - lo if scan else ncand)
-        if chunked:
-            base, count = chunks[s], woken[s]
-            if count == 0 or chunks[s + 1] <= lo or base >= hi:
-                continue
-        for i in range(count):
-            v = base + i if scan else cand[base + i]
-            if v < lo or v >= hi or _asleep(state, has_msg, v):
-                continue
-            state[v] = ACTIVE
-            _compute(ctx, v)
-            has_msg[v] = 0
-            if state[v] == ACTIVE:
-                nxt[lo + awake] = v
-                awake += 1
-            computed += 1
+    for i in range(hi - lo if scan else ncand):
+        v = lo + i if scan else cand[lo + i]
+        if _asleep(state, has_msg, v):
+            continue
+        state[v] = ACTIVE
+        _compute(ctx, v)
+        has_msg[v] = 0
+        if state[v] == ACTIVE:
+            nxt[lo + awake] = v
+            awake += 1
+        computed += 1
 
     # Message accounting, per sender: its edges into this part are local.
-    indptr, local_degree = ctx.indptr, ctx.local_degree
-    nsent = c[_SENDERS]
-    edges = 0
-    local = 0
-    marking = bits.shape[0] > 0
-    for i in range(lo, lo + nsent):
-        u = senders[i]
-        edges += indptr[u + 1] - indptr[u]
-        local += local_degree[u]
-        if marking:
-            _set_bit(bits, u, lo, hi)
+    edges, local = _count_senders(
+        senders, lo, lo + c[_SENDERS], ctx.indptr, ctx.local_degree, bits, lo, hi
+    )
     dsts = ctx.direct_dst
-    ndirect = len(dsts)
-    direct_local = 0
-    for d in dsts:
-        if lo <= d < hi:
-            direct_local += 1
-    _store_counts(c, computed, awake, edges, local, ndirect, direct_local)
+    direct_local = _count_within(dsts, 0, len(dsts), lo, hi)
+    _store_counts(c, computed, awake, edges, local, len(dsts), direct_local)
 
 
 @njit(**NUMBA_FLAGS)
@@ -223,7 +228,6 @@ def compute_chunks(ctx, chunks, next_chunk, woken, bits, lists, chunk_aggs, offs
     dsts.clear()
     ctx.direct_val.clear()
     c[:] = 0
-    marking = bits.shape[0] > 0
     computed = 0
     awake = 0
     nsent = 0
@@ -253,17 +257,12 @@ def compute_chunks(ctx, chunks, next_chunk, woken, bits, lists, chunk_aggs, offs
                 a += 1
             computed += 1
         ns = c[_SENDERS]
-        for k in range(clo, clo + ns):
-            u = senders[k]
-            edges += indptr[u + 1] - indptr[u]
-            local += local_degree[u]
-            if marking:
-                _set_bit(bits, u, clo, chi)
+        e, loc = _count_senders(senders, clo, clo + ns, indptr, local_degree, bits, clo, chi)
+        edges += e
+        local += loc
         if len(dsts) > d0:  # local: the receiver lies in the part holding the chunk
             q = np.searchsorted(offsets, clo, side="right") - 1
-            for j in range(d0, len(dsts)):
-                if offsets[q] <= dsts[j] < offsets[q + 1]:
-                    direct_local += 1
+            direct_local += _count_within(dsts, d0, len(dsts), offsets[q], offsets[q + 1])
         lists[i, 0] = ns
         lists[i, 1] = a
         lists[i, 2] = ctx.part
