@@ -189,6 +189,28 @@ def test_balanced_cuts_split_work_evenly():
     assert work.max() - work.min() <= 2 * (hub + 8)  # uneven only by a row
 
 
+def test_balanced_cuts_are_the_first_vertices_reaching_each_share():
+    """The bisection gives what ``np.searchsorted`` (left) over the array of every
+    vertex's cumulative work gives, on random rows with hubs, empty rows and ranges."""
+    rng = np.random.default_rng(SEED)
+    for _ in range(400):
+        n = int(rng.integers(1, 300))
+        deg = rng.integers(0, 50, n) * (rng.random(n) < 0.7)
+        deg[rng.integers(0, n)] *= 200
+        indptr = np.concatenate([[0], np.cumsum(deg)]).astype(np.int64)
+        lo = int(rng.integers(0, n))
+        hi = int(rng.integers(lo, n + 1))
+        pieces = int(rng.integers(0, 40))
+        alpha = float(rng.choice([0.5, 1.0, 8.0]))
+        got = balanced_cuts(indptr, lo, hi, pieces, alpha)
+        if pieces <= 1 or hi <= lo:
+            assert got.tolist() == [lo, hi]
+            continue
+        work = alpha * (np.arange(lo, hi + 1) - lo) + (indptr[lo : hi + 1] - indptr[lo])
+        want = lo + np.searchsorted(work, work[-1] * np.arange(1, pieces) / pieces)
+        assert got.tolist() == [lo, *want.tolist(), hi]
+
+
 @pytest.mark.parametrize("threads_", [1, 2, 7])
 @pytest.mark.parametrize("lo_hi", [(0, 3000), (100, 2500), (5, 6), (7, 7)])
 def test_chunk_cuts_cover_the_range(threads_, lo_hi):

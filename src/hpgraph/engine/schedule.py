@@ -15,6 +15,9 @@ does: a thread that is slowed down simply takes fewer chunks.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
+
+from hpgraph.config import NUMBA_FLAGS
 
 __all__ = ["balanced_cuts", "chunk_cuts", "CHUNK_WORK", "ALPHA"]
 
@@ -30,13 +33,36 @@ MIN_CHUNKS_PER_THREAD = 8
 def balanced_cuts(indptr, lo: int, hi: int, pieces: int, alpha: float = ALPHA) -> np.ndarray:
     """``pieces + 1`` boundaries (int64) splitting [lo, hi) into ranges of about equal
     ``alpha * vertices + edges``, edges counted by ``indptr`` (a row's edges stay in one
-    range, so a hub's range holds little else)."""
+    range, so a hub's range holds little else). Each cut is found by bisection on
+    ``indptr``: O(pieces log n), no array of n work values (on 8M vertices that array
+    took 0.3 s per call, for a split that reads 30 values)."""
     if pieces <= 1 or hi <= lo:
         return np.array([lo, hi], dtype=np.int64)
-    v = np.arange(lo, hi + 1, dtype=np.float64)
-    work = alpha * (v - lo) + (indptr[lo : hi + 1] - indptr[lo]).astype(np.float64)
-    cuts = lo + np.searchsorted(work, work[-1] * np.arange(1, pieces) / pieces)
-    return np.concatenate([[lo], cuts, [hi]]).astype(np.int64)
+    return _bisected_cuts(indptr, lo, hi, pieces, float(alpha))
+
+
+@njit(**NUMBA_FLAGS)
+def _bisected_cuts(indptr, lo, hi, pieces, alpha):
+    """Cut k (0 < k < pieces) is the first v in [lo, hi] whose work ``alpha * (v - lo) +
+    (indptr[v] - indptr[lo])`` reaches ``total * k / pieces``: what ``np.searchsorted``
+    (left) over the array of those values gives, the same float64 arithmetic."""
+    cuts = np.empty(pieces + 1, dtype=np.int64)
+    cuts[0] = lo
+    cuts[pieces] = hi
+    base = indptr[lo]
+    total = alpha * np.float64(hi - lo) + np.float64(indptr[hi] - base)
+    for k in range(1, pieces):
+        target = total * k / pieces
+        a = lo  # first index with work >= target, in [lo, hi + 1]
+        b = hi + 1
+        while a < b:
+            mid = (a + b) // 2
+            if alpha * np.float64(mid - lo) + np.float64(indptr[mid] - base) < target:
+                a = mid + 1
+            else:
+                b = mid
+        cuts[k] = a
+    return cuts
 
 
 def chunk_cuts(indptr, lo: int, hi: int, threads: int) -> np.ndarray:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from hpgraph.engine.context import COUNTERS, FINISHED, HALTED, SEND_NONE, describe
+from hpgraph.engine.schedule import balanced_cuts
 from hpgraph.runtimes.mpi.buffers import allgatherv, displs, row_bytes
 from hpgraph.runtimes.mpi.pairs import exchange_pairs
 
@@ -46,10 +47,7 @@ def _balanced_cuts(indptr, lo, hi, pieces):
         return np.array([lo, hi], dtype=np.int64)
     if indptr is None:
         return np.linspace(lo, hi, pieces + 1).astype(np.int64)
-    v = np.arange(lo, hi + 1, dtype=np.float64)
-    work = 8.0 * (v - lo) + (indptr[lo : hi + 1] - indptr[lo]).astype(np.float64)
-    cuts = lo + np.searchsorted(work, work[-1] * np.arange(1, pieces) / pieces)
-    return np.concatenate([[lo], cuts, [hi]]).astype(np.int64)
+    return balanced_cuts(indptr, lo, hi, pieces)
 
 
 class VertexDelivery:
