@@ -35,7 +35,7 @@ def balanced_cuts(indptr, lo: int, hi: int, pieces: int, alpha: float = ALPHA) -
     ``alpha * vertices + edges``, edges counted by ``indptr`` (a row's edges stay in one
     range, so a hub's range holds little else). Each cut is found by bisection on
     ``indptr``: O(pieces log n), no array of n work values (on 8M vertices that array
-    took 0.3 s per call, for a split that reads 30 values)."""
+    took 0.4 s per call, for a split that reads 30 values)."""
     if pieces <= 1 or hi <= lo:
         return np.array([lo, hi], dtype=np.int64)
     return _bisected_cuts(indptr, lo, hi, pieces, float(alpha))
