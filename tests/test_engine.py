@@ -414,3 +414,44 @@ def test_kernel_fingerprint_covers_the_engine_modules_compiled_in(monkeypatch):
 def test_public_api_is_exported():
     for name in hp.__all__:
         assert getattr(hp, name) is not None
+
+
+# --- the kernels' contexts point only at memory the job keeps -----------------------
+def _held(job):
+    """(start, end) of every array a job keeps alive."""
+    arrays = [*job.a.values(), job.counter_rows, job.agg_rows, job.empty_counters]
+    return [(a.ctypes.data, a.ctypes.data + a.nbytes) for a in arrays if a.nbytes]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_every_context_array_is_kept_alive_by_the_job(threads, monkeypatch):
+    """A context holds raw addresses (``describe``), so every array it names must live as
+    long as the job: the empty context that compiles the kernels made at first use
+    (``compute_chunks``, ``pull_segment``) once named a scratch row freed on return, and
+    that first run zeroed whatever reused the memory (the work chunks: vertex messages
+    then reached only the first chunk's receivers). Checked on every context after a run
+    that compiles compute_chunks (BFS's chunked pulls) and for vector messages."""
+    import hpgraph.engine.job as job_module
+    from hpgraph.algorithms.bfs import BFS
+
+    jobs = []
+    loop = job_module._Job.loop
+
+    def spy(self, *args, **kwargs):
+        jobs.append(self)
+        return loop(self, *args, **kwargs)
+
+    monkeypatch.setattr(job_module._Job, "loop", spy)
+    g = make_shape("multi_loops", True, False)
+    run(VEC, g, threads=threads)
+    run(BFS, g, params={"source": 0}, awake=[0], threads=threads)
+    assert len(jobs) == 2 and jobs[1].chunk_lists is not None  # compute_chunks was made
+    for job in jobs:
+        held = _held(job)
+        contexts = [job.base, job.empty_ctx, *(job.ctx(p) for p in job.rt.local_parts)]
+        for ctx in contexts:
+            for name in ctx._fields:
+                if not name.endswith("_d") or not all(getattr(ctx, name)[1]):
+                    continue  # (an empty array's address is never read)
+                addr = getattr(ctx, name)[0]
+                assert any(lo <= addr < hi for lo, hi in held), f"{name} is not kept alive"

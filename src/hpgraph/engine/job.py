@@ -397,8 +397,11 @@ class _Job:
         """Compile (or load from the cache) before the clock starts, and keep each
         kernel's entry point; an empty range runs nothing, so this touches no state."""
         k, prog = self.kernels, self.program
-        scratch = np.zeros(LIST_BASE + 1, dtype=np.int64)
-        empty = self.base._replace(lo=0, hi=0, counters_d=describe(scratch))
+        # the empty context's counters: kept alive with it, since the kernels compiled
+        # later (pull_segment, compute_chunks) run once on it and write them (a freed
+        # scratch row was reused for the work chunks, which that run then zeroed)
+        self.empty_counters = np.zeros(LIST_BASE + 1, dtype=np.int64)
+        empty = self.base._replace(lo=0, hi=0, counters_d=describe(self.empty_counters))
         self.empty_ctx = empty  # for the kernels compiled later (pull_segment, compute_chunks)
         none = np.zeros(0, dtype=np.int64)
         none.flags.writeable = False  # like the chunks kept on the graph
