@@ -75,11 +75,12 @@ def _one_b(args, b, queue):
 
     g, initial, planted = _input(args)
     base = _rss_mib()
-    bmlpa(mention_graph(2000, 2500, seed=1), b=b, max_labels=math.ceil(1 / b))  # warm-up
+    cap = args.max_labels or math.ceil(1 / b)  # labels kept per vertex
+    bmlpa(mention_graph(2000, 2500, seed=1), b=b, max_labels=cap)  # warm-up
     stop = {"stop": args.stop, "tolerance": args.tolerance, "update": args.update}
     t0 = time.perf_counter()
     r = bmlpa(
-        g, b=b, initial=initial, max_labels=math.ceil(1 / b),
+        g, b=b, initial=initial, max_labels=cap,
         max_iterations=args.max_iterations, threads=args.threads, **stop,
     )  # fmt: skip
     total = time.perf_counter() - t0
@@ -87,7 +88,7 @@ def _one_b(args, b, queue):
     queue.put(
         {
             "b": b,
-            "max_labels": math.ceil(1 / b),
+            "max_labels": cap,
             "total_s": total,
             "init_s": r.meta["init_s"],
             "post_s": r.meta["postprocess_s"],
@@ -239,6 +240,9 @@ def main():
     # the paper's stop rule needs a few hundred supersteps on the mention graph
     ap.add_argument("--max-iterations", type=int, default=1000)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument(
+        "--max-labels", type=int, default=None, help="labels kept per vertex (default ceil(1/b))"
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--lfr-n", type=int, default=10_000)
     ap.add_argument("--lfr-b", type=float, default=0.3)
