@@ -87,6 +87,23 @@ def test_any_bucket_width_gives_the_same_distances(delta):
     assert np.array_equal(hp.sssp(g, s, delta=delta, threads=2)["distance"], want)
 
 
+def test_a_distance_just_below_its_buckets_product_is_relaxed():
+    # 27 / (9/14) rounds to 42.0 but 42 * (9/14) to 27.000000000000004: the vertex at 27
+    # is queued in bucket 42 and must be relaxed there (it was skipped as "below the
+    # bucket", leaving vertex 2 unreached)
+    path = Graph.from_edges([0, 1], [1, 2], [27.0, 1.0], n=3, directed=True)
+    assert list(hp.sssp(path, 0, delta=9 / 14, threads=1)["distance"]) == [0.0, 27.0, 28.0]
+    # integer weights (as Graph500 and GAP draw them) under widths of the default's form,
+    # many of which round that way for some integer distance
+    rng = np.random.default_rng(11)
+    n, m = 1500, 6000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m),
+                         rng.integers(1, 256, m).astype(float), n=n)  # fmt: skip
+    want = hp.sssp(g, 0, variant="bellman-ford")["distance"]
+    for delta in (9 / 14, 2.95, 8.607142857142858, 128 * 0.5 / 7.9):
+        assert np.array_equal(hp.sssp(g, 0, delta=delta, threads=2)["distance"], want)
+
+
 def test_many_peers_and_zero_weights():
     rng = np.random.default_rng(5)
     n = 3000

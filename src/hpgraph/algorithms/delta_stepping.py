@@ -101,9 +101,13 @@ def _relax_round(indptr, indices, weights, heaviest, bits, done, published, size
     Returns (this peer's lowest non-empty bucket, ``_NO_BIN`` if none; its bins' arrays,
     grown or not).
 
-    A frontier entry is skipped when its distance fell below the bucket's floor since it
-    was queued (it was relaxed from a lower bucket) or when its edges were already relaxed
-    at this distance (``done[u]``: the bits of that distance; a duplicate entry). An
+    A frontier entry is skipped when its distance fell below the bucket since it was
+    queued (it was relaxed from a lower bucket) or when its edges were already relaxed at
+    this distance (``done[u]``: the bits of that distance; a duplicate entry). "Below the
+    bucket" is ``int(d / delta) < current``, the very computation that numbered the
+    bucket: ``d < delta * current`` is not the same test in floating point (delta 9/14:
+    27 / delta rounds to 42 but 42 * delta to 27.000000000000004, so a vertex at 27
+    queued in bucket 42 was skipped there and its edges never relaxed). An
     improved vertex goes into this peer's bucket of its new distance. One loop, the
     relaxation and the push written out in it: compiled calls in the edge loop (their
     array arguments' reference counts) cost as much as the relaxation itself. The bins
@@ -112,7 +116,6 @@ def _relax_round(indptr, indices, weights, heaviest, bits, done, published, size
     indexes with unsigned integers: numba then emits no negative-index wraparound (a
     test and the array's length kept live per access), and the loop's values stay in
     registers (kron20, 2 threads: the relaxation 17-23% faster)."""
-    floor_bits = _bits_of(delta * current)
     weighted = weights.shape[0] > 0
     total = 0
     for p in range(sizes_pub.shape[0]):
@@ -154,14 +157,17 @@ def _relax_round(indptr, indices, weights, heaviest, bits, done, published, size
         u = seg[j]
         j += 1
         db = bits[u]
-        if db < floor_bits or done[u] == db:
+        if done[u] == db:
+            continue
+        du = _double_of(db)
+        lo = np.int64(du / delta)
+        if lo < current:  # the test the pushes' bucket numbers were made by (see above)
             continue
         done[u] = db  # one read of the distance: the bits marked are those relaxed
-        du = _double_of(db)
         first = indptr[u]
         last = indptr[u + 1]
         hi = np.int64((du + heaviest) / delta)  # no push of u's goes above bucket hi
-        blocks = blocks_for(last - first, np.int64(du / delta), hi)
+        blocks = blocks_for(last - first, lo, hi)
         if last > first and not has_room(link, head, meta, hi, blocks):
             pool, link, fill, head, tail, count = reserve(
                 pool, link, fill, head, tail, count, meta, hi, blocks
