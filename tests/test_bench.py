@@ -83,20 +83,32 @@ def test_peers_agree_on_a_small_kronecker_graph(monkeypatch):
     assert report.graphs[0]["bytes_per_edge"] > 4
 
 
-def test_pagerank_in_single_precision_against_double_peers():
-    # hpgraph's PageRank in float32 (GAP's precision), verified, the peers in double
-    g = kronecker(8, seed=1)
+def test_pagerank_and_sssp_in_single_precision_against_double_peers():
+    # hpgraph's PageRank and SSSP in float32 (GAP's precision), verified, the peers in
+    # double; BFS takes no precision and has no note
+    g = kronecker(8, seed=1, weighted=True)
     report = run_bench(
-        ["pagerank"], [("kron8", g)], trials=1, threads=1, quiet=True,
-        competitors=["scipy"], pagerank_dtype="float32",
+        ["pagerank", "sssp", "bfs"], [("kron8", g)], trials=1, threads=1, quiet=True,
+        competitors=["scipy"], dtype="float32", roots=1,
     )  # fmt: skip
     assert report.ok
-    rows = {r["system"]: r for r in report.rows}
-    assert rows["hpgraph"]["note"] == "float32" and rows["hpgraph"]["check"] == "verified"
-    assert rows["scipy"]["agree"], rows["scipy"]["check"]
+    for kernel in ("pagerank", "sssp"):
+        rows = {r["system"]: r for r in report.rows if r["kernel"] == kernel}
+        assert rows["hpgraph"]["note"] == "float32" and rows["hpgraph"]["check"] == "verified"
+        assert rows["scipy"]["agree"], (kernel, rows["scipy"]["check"])
+    bfs_row = next(r for r in report.rows if r["kernel"] == "bfs" and r["system"] == "hpgraph")
+    assert bfs_row["note"] == ""
     assert "hpgraph in float32" in report.env["pagerank"]
-    with pytest.raises(InvalidArgumentError, match="pagerank_dtype"):
-        run_bench(["pagerank"], [("kron8", g)], quiet=True, pagerank_dtype="half")
+    assert "SSSP distances in float32" in report.env["precision"]
+    with pytest.raises(InvalidArgumentError, match="dtype must be one of float64, float32"):
+        run_bench(["pagerank"], [("kron8", g)], quiet=True, dtype="half")
+    # the old name, still accepted
+    old = run_bench(["pagerank"], [("kron8", g)], trials=1, threads=1, quiet=True,
+                    competitors=["scipy"], pagerank_dtype="float32")  # fmt: skip
+    assert old.rows[0]["note"] == "float32"
+    with pytest.raises(InvalidArgumentError, match="not both"):
+        run_bench(["pagerank"], [("kron8", g)], quiet=True, dtype="float32",
+                  pagerank_dtype="float32")  # fmt: skip
 
 
 def test_bench_order_hubs_notes_the_view_and_its_build():

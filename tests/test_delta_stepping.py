@@ -79,6 +79,38 @@ def test_delta_stepping_equals_dijkstra_and_bellman_ford(shape, threads):
     assert np.array_equal(res["parent"], bf["parent"])
 
 
+@pytest.mark.parametrize("shape", ["kronecker", "unweighted", "directed", "heavy-tail"])
+def test_float32_distances_match_bellman_ford_and_stay_within_float32_of_double(shape):
+    # single precision (GAP's width): delta-stepping and the vertex program add the same
+    # float32-rounded weights in float32, so they agree bit for bit; each distance is
+    # within float32 rounding of the double one, and the verifier accepts the tree
+    g = _graph(shape)
+    s = _source(g)
+    res = hp.sssp(g, s, dtype="float32", threads=2)
+    bf = hp.sssp(g, s, dtype="float32", variant="bellman-ford", threads=2)
+    assert res["distance"].dtype == np.float32 and res.meta["dtype"] == "float32"
+    assert np.array_equal(res["distance"], bf["distance"])
+    assert np.array_equal(res["parent"], bf["parent"])
+    verify_sssp(g, s, res)
+    want = hp.sssp(g, s)["distance"]
+    fin = np.isfinite(want)
+    assert np.array_equal(fin, np.isfinite(res["distance"]))
+    np.testing.assert_allclose(res["distance"][fin], want[fin], rtol=1e-5)
+    if shape == "unweighted":  # small integers are exact in float32
+        assert np.array_equal(res["distance"], want.astype(np.float32))
+
+
+def test_float32_tightness_is_tested_in_float32():
+    # 0.1 is not a float32: the tree edge 1 -> 2 is tight only for the float32 sum
+    # fl32(fl32(0.1) + fl32(0.2)), which the double sum 0.1 + 0.2 is not
+    g = Graph.from_edges([0, 1, 0], [1, 2, 2], [0.1, 0.2, 0.35], n=3, directed=True)
+    res = hp.sssp(g, 0, dtype="float32", threads=1)
+    assert res["distance"][2] == np.float32(0.1) + np.float32(0.2)
+    assert res["parent"].tolist() == [0, 0, 1]
+    with pytest.raises(InvalidArgumentError, match="dtype must be float64 or float32"):
+        hp.sssp(g, 0, dtype="float16")
+
+
 @pytest.mark.parametrize("delta", [1e-4, 0.05, 1e6])
 def test_any_bucket_width_gives_the_same_distances(delta):
     g = _graph("kronecker")

@@ -69,6 +69,13 @@ def check_traversals(g, rt):
     expect = np.full(g.n, np.inf)
     expect[list(ref)] = list(ref.values())
     np.testing.assert_allclose(r["distance"], expect, rtol=1e-12)
+    # float32 distances: verified, and bit for bit the local runtime's delta-stepping
+    single = sssp(hold(g, "sssp"), s, dtype="float32", runtime=rt)
+    assert single["distance"].dtype == np.float32
+    verify_sssp(g, s, single)
+    local = sssp(g, s, dtype="float32", threads=1)
+    np.testing.assert_array_equal(single["distance"], local["distance"])
+    np.testing.assert_allclose(single["distance"], expect, rtol=1e-6)
 
 
 def check_wcc(g, rt):

@@ -104,11 +104,12 @@ with MPIRuntime(threads=threads) as rt:
             cases["wcc"] = (wcc, {"variant": "hashmin"})
         cases["cdlp"] = (cdlp, {"iterations": 5})
         cases["sssp"] = (sssp, {"source": source})
+        cases["sssp32"] = (sssp, {"source": source, "dtype": "float32"})
         for kname, (fn, kw) in cases.items():
             got = fn(part, runtime=rt, **kw)
             check(f"{gname}/{kname}", got, fn(g, runtime=rt, **kw), exact=True)
             check(f"{gname}/{kname}", got, fn(g, threads=1, runtime="local", **kw), exact=False)
-            if kname in ("bfs", "sssp"):  # parents: any valid tree
+            if kname in ("bfs", "sssp", "sssp32"):  # parents: any valid tree
                 (verify_bfs if kname == "bfs" else verify_sssp)(g, g.user_ids()[source], got)
             if rt.is_root:
                 print(f"OK {gname}/{kname}", flush=True)

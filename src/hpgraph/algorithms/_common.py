@@ -11,6 +11,21 @@ from hpgraph.result import VertexResult
 __all__ = ["source_index", "finish_result", "check_graph", "check_weights"]
 
 
+#: the precisions of the kernels that take a ``dtype`` (PageRank, SSSP)
+PRECISIONS = ("float64", "float32")
+
+
+def precision(dtype) -> str:
+    """``"float64"`` or ``"float32"`` from a name, a numpy type or a dtype; a clear error
+    for anything else."""
+    import numpy as np
+
+    key = np.dtype(dtype).name if isinstance(dtype, type | np.dtype) else dtype
+    if not isinstance(key, str) or key not in PRECISIONS:
+        raise InvalidArgumentError(f"dtype must be float64 or float32, got {dtype!r}")
+    return key
+
+
 def check_graph(graph, parts=False):
     """Raise unless ``graph`` is a Graph (or, with ``parts``, a partitioned one: the
     kernels that run on one process's rows alone say so)."""

@@ -49,7 +49,7 @@ from hpgraph.algorithms.delta_bins import (
     reserve,
     take,
 )
-from hpgraph.algorithms.sssp_tree import parents_chunk, zero_weight_parents
+from hpgraph.algorithms.sssp_tree import add_weight, parents_chunk, zero_weight_parents
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.engine.atomics import atomic_min, compare_and_swap, fetch_add
 
@@ -67,28 +67,36 @@ _NO_BIN = np.iinfo(np.int64).max
 _ROUNDS, _BARRIER = 5, 6
 
 
+#: a distance's type -> the integer type of its bits (the compare-and-swap's operand)
+_BITS = {types.float64: types.int64, types.float32: types.int32}
+_INT_OF = {np.dtype(np.float64): np.int64, np.dtype(np.float32): np.int32}
+
+
 @intrinsic
 def _bits_of(typingctx, x):
-    """The bits of float64 ``x`` as an int64 (a register move, not a store and a load)."""
-    if x != types.float64:
+    """The bits of a float64 (float32) ``x`` as an int64 (int32): a register move, not a
+    store and a load."""
+    if x not in _BITS:
         return None
+    bits = _BITS[x]
 
     def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(types.int64))
+        return builder.bitcast(args[0], context.get_value_type(bits))
 
-    return types.int64(x), codegen
+    return bits(x), codegen
 
 
 @intrinsic
-def _double_of(typingctx, x):
-    """The float64 whose bits are int64 ``x``."""
-    if x != types.int64:
+def _value_of(typingctx, x):
+    """The float64 (float32) whose bits are int64 (int32) ``x``."""
+    value = {bits: v for v, bits in _BITS.items()}.get(x)
+    if value is None:
         return None
 
     def codegen(context, builder, signature, args):
-        return builder.bitcast(args[0], context.get_value_type(types.float64))
+        return builder.bitcast(args[0], context.get_value_type(value))
 
-    return types.float64(x), codegen
+    return value(x), codegen
 
 
 @njit(**NUMBA_FLAGS)
@@ -159,14 +167,14 @@ def _relax_round(indptr, indices, weights, heaviest, bits, done, published, size
         db = bits[u]
         if done[u] == db:
             continue
-        du = _double_of(db)
+        du = _value_of(db)
         lo = np.int64(du / delta)
         if lo < current:  # the test the pushes' bucket numbers were made by (see above)
             continue
         done[u] = db  # one read of the distance: the bits marked are those relaxed
         first = indptr[u]
         last = indptr[u + 1]
-        hi = np.int64((du + heaviest) / delta)  # no push of u's goes above bucket hi
+        hi = np.int64(add_weight(du, heaviest) / delta)  # no push of u's goes above bucket hi
         blocks = blocks_for(last - first, lo, hi)
         if last > first and not has_room(link, head, meta, hi, blocks):
             pool, link, fill, head, tail, count = reserve(
@@ -174,7 +182,7 @@ def _relax_round(indptr, indices, weights, heaviest, bits, done, published, size
             )
         for k in range(np.uint64(first), np.uint64(last)):  # unsigned: see the docstring
             v = np.uint64(indices[k])
-            nd = du + (weights[k] if weighted else 1.0)
+            nd = add_weight(du, weights[k] if weighted else 1.0)
             nb = _bits_of(nd)
             ob = bits[v]
             if nb > ob:  # the common case (no improvement, no tie) first, alone
@@ -199,12 +207,13 @@ class _Shared:
     """What the peers of one address space share: distances, the frontier (one published
     array per peer: its bucket being processed) and the counters."""
 
-    def __init__(self, n, source, dtype):
-        self.dist = np.full(n, np.inf)
+    def __init__(self, n, source, dtype, precision):
+        self.dist = np.full(n, np.inf, dtype=precision)
         self.dist[source] = 0.0
+        self.bits = self.dist.view(_INT_OF[self.dist.dtype])  # what the CAS works on
         self.parent = np.full(n, n, dtype=np.int64)  # n: none known yet (sssp_tree)
         self.parent[source] = source
-        self.done = np.full(n, -1, dtype=np.int64)  # no distance has these bits
+        self.done = np.full(n, -1, dtype=self.bits.dtype)  # no distance has these bits
         self.source = source
         self.dtype = dtype
         self.lock = threading.Lock()
@@ -274,7 +283,7 @@ def _peer(peer, indptr, indices, weights, heaviest, undirected, shared, delta):
     peer.sync()
     try:
         ok = _rounds(
-            indptr, indices, weights, heaviest, shared.dist.view(np.int64), shared.done,
+            indptr, indices, weights, heaviest, shared.bits, shared.done,
             shared.published, shared.sizes, c, peer.pid, peer.num_peers, delta,
             pool, link, fill, head, tail, count, meta, shared.published[peer.pid],
         )  # fmt: skip
@@ -330,16 +339,18 @@ def default_delta(graph, mean_weight=None) -> float:
     return max(mean_weight * 0.5 * widen / degree, 1e-12)
 
 
-def delta_stepping(graph, source, *, delta=None, threads=None, runtime=None, heaviest=None):
-    """(distances from internal id ``source``: float64, inf if unreachable; parents, as
-    :mod:`~hpgraph.algorithms.sssp_tree` defines them; the BSP result; rounds) on
-    ``threads`` peers of the local runtime (``runtime``: None, "local" or a
-    :class:`~hpgraph.runtimes.LocalRuntime`); ``heaviest``: the largest weight, if known
-    (:func:`weight_scan`)."""
+def delta_stepping(graph, source, *, delta=None, threads=None, runtime=None, heaviest=None,
+                   dtype=np.float64):  # fmt: skip
+    """(distances from internal id ``source``: ``dtype``, float64 or float32, inf if
+    unreachable; parents, as :mod:`~hpgraph.algorithms.sssp_tree` defines them; the BSP
+    result; rounds) on ``threads`` peers of the local runtime (``runtime``: None, "local"
+    or a :class:`~hpgraph.runtimes.LocalRuntime`); ``heaviest``: the largest weight, if
+    known (:func:`weight_scan`). In float32 each weight is rounded to float32 and added
+    in float32 (:func:`~hpgraph.algorithms.sssp_tree.add_weight`)."""
     from hpgraph.engine.bsp import run_bsp
 
     delta = default_delta(graph) if delta is None else float(delta)
-    shared = _Shared(graph.n, source, graph.indices.dtype)
+    shared = _Shared(graph.n, source, graph.indices.dtype, dtype)
     w = graph.weights if graph.weights is not None else np.empty(0, dtype=np.float64)
     if heaviest is None:
         heaviest = float(w.max()) if w.size else 1.0

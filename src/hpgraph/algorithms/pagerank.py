@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from hpgraph.algorithms._common import check_graph, finish_result
+from hpgraph.algorithms._common import check_graph, finish_result, precision
 from hpgraph.algorithms._order import run_order
 from hpgraph.engine import run, vertex_program
 from hpgraph.errors import InvalidArgumentError
@@ -98,9 +98,7 @@ def pagerank(
         raise InvalidArgumentError(f"iterations must be a whole number >= 0, got {iterations}")
     if tolerance is not None and tolerance <= 0:
         raise InvalidArgumentError(f"tolerance must be > 0, got {tolerance}")
-    key = np.dtype(dtype).name if isinstance(dtype, type | np.dtype) else dtype
-    if not isinstance(key, str) or key not in _PROGRAMS:
-        raise InvalidArgumentError(f"dtype must be float64 or float32, got {dtype!r}")
+    key = precision(dtype)
     n = graph.n
     on = run_order(graph, order, runtime=runtime, checkpoint=checkpoint, threads=threads)
 

@@ -2,7 +2,13 @@
 unweighted) and a source, returns every vertex's distance (inf if unreachable) and a
 shortest-path-tree parent (-1 if unreachable; the source is its own parent).
 
-Two variants give the same distances, bit for bit (both reach the unique fixpoint of
+``dtype="float32"`` keeps distances in single precision, as the GAP reference keeps
+int32 ones: each weight is rounded to float32 and added in float32
+(:func:`~hpgraph.algorithms.sssp_tree.add_weight`); the distance column is then float32.
+Half the bytes of the distance array, whose random reads are most of the relaxation's
+cost (docs/algorithms/sssp.md). No weight is copied.
+
+In either precision the two variants give the same distances, bit for bit (both reach the unique fixpoint of
 ``dist[v] = min (dist[u] + w)`` with the same rounded additions). ``variant="auto"``
 (default) runs delta-stepping on the local runtime and Bellman-Ford on the others;
 ``"delta-stepping"`` (:mod:`hpgraph.algorithms.delta_stepping`, the GAP reference's
@@ -21,9 +27,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from hpgraph.algorithms._common import check_weights, finish_result, source_index
+from hpgraph.algorithms._common import check_weights, finish_result, precision, source_index
 from hpgraph.algorithms._order import run_order, shared_memory
-from hpgraph.algorithms.sssp_tree import parents, parents_part
+from hpgraph.algorithms.sssp_tree import add_weight, parents, parents_part
 from hpgraph.engine import run, vertex_program
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph.part import is_part
@@ -45,28 +51,36 @@ def _sssp_compute(ctx, v):
 
 
 def _plus_weight(m, w):
-    return m + w
+    return add_weight(m, w)  # in the message's precision
 
 
-SSSP = vertex_program(
-    _sssp_compute,
-    value=np.float64,
-    message=np.float64,
-    combiner="min",
-    edge_message=_plus_weight,
-    params=("source",),
-    initial=np.inf,
-    name="sssp",
-)
+def _program(dtype, name):
+    return vertex_program(
+        _sssp_compute,
+        value=dtype,
+        message=dtype,
+        combiner="min",
+        edge_message=_plus_weight,
+        params=("source",),
+        initial=np.inf,
+        name=name,
+    )
+
+
+SSSP = _program(np.float64, "sssp")
+#: single precision: float32 distances and messages, each weight added as a float32
+SSSP32 = _program(np.float32, "sssp32")
+_PROGRAMS = {"float64": SSSP, "float32": SSSP32}
 
 
 VARIANTS = ("auto", "delta-stepping", "bellman-ford")
 
 
-def sssp(graph, source, *, variant="auto", delta=None, order="auto", threads=None,
-         runtime=None, progress=False, checkpoint=None):  # fmt: skip
+def sssp(graph, source, *, variant="auto", delta=None, dtype="float64", order="auto",
+         threads=None, runtime=None, progress=False, checkpoint=None):  # fmt: skip
     """Distance and parent of every vertex, from ``source`` (an id of the input), by
-    ``variant`` (see the module docstring); ``delta``: delta-stepping's bucket width
+    ``variant`` (see the module docstring); ``dtype``: ``"float64"`` (default) or
+    ``"float32"`` (single-precision distances, as the module docstring says); ``delta``: delta-stepping's bucket width
     (default :func:`~hpgraph.algorithms.delta_stepping.default_delta`); ``order``: the
     numbering it runs in (:mod:`hpgraph.algorithms._order`; ``"auto"``: the hub-grouped
     view on skewed graphs; a parent is then the smallest tight in-neighbour in the view's
@@ -76,6 +90,7 @@ def sssp(graph, source, *, variant="auto", delta=None, order="auto", threads=Non
     from hpgraph.algorithms.delta_stepping import default_delta, weight_scan
 
     s = source_index(graph, source, parts=True)
+    key = precision(dtype)
     mean_weight = heaviest = None
     if is_part(graph):  # its own weights, the ranks agreeing on the first bad one
         check_weights(graph, "sssp")
@@ -94,7 +109,7 @@ def sssp(graph, source, *, variant="auto", delta=None, order="auto", threads=Non
     if variant == "delta-stepping" and checkpoint is not None:
         raise InvalidArgumentError("checkpoints are taken by 'bellman-ford', not 'delta-stepping'")
     on = run_order(graph, order, runtime=runtime, checkpoint=checkpoint, threads=threads)
-    meta = {"source": source, "variant": variant, "order": on.name}
+    meta = {"source": source, "variant": variant, "dtype": key, "order": on.name}
     g, s = on.graph, on.index(s)  # the graph run on, and the source's number there
     if variant == "delta-stepping":
         if not shared_memory(runtime):
@@ -108,12 +123,13 @@ def sssp(graph, source, *, variant="auto", delta=None, order="auto", threads=Non
         if not delta > 0 or not np.isfinite(delta):
             raise InvalidArgumentError(f"delta must be a positive number, got {delta!r}")
         dist, parent, job, rounds = delta_stepping(
-            g, s, delta=delta, threads=threads, runtime=runtime, heaviest=heaviest
-        )
+            g, s, delta=delta, threads=threads, runtime=runtime, heaviest=heaviest,
+            dtype=np.dtype(key),
+        )  # fmt: skip
         meta.update(delta=delta, rounds=rounds, supersteps=len(job.stats.supersteps))
     else:
         job = run(
-            SSSP, g, params={"source": s}, threads=threads, runtime=runtime,
+            _PROGRAMS[key], g, params={"source": s}, threads=threads, runtime=runtime,
             progress=progress, checkpoint=checkpoint,
         )  # fmt: skip
         dist = job.values

@@ -19,12 +19,27 @@ which thread took which chunk.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.engine.atomics import atomic_min
 
-__all__ = ["parents", "parents_chunk", "zero_weight_parents", "parents_part"]
+__all__ = ["add_weight", "parents", "parents_chunk", "zero_weight_parents", "parents_part"]
+
+
+def add_weight(d, w):
+    """``d + w`` in the precision of the distance ``d``: a float32 distance adds the
+    weight rounded to float32, in float32 (as the float32 runs compute every distance, so
+    the tree's tightness test is exact in either precision); compiled code only."""
+    return d + w
+
+
+@overload(add_weight)
+def _add_weight(d, w):
+    if d == types.float32:
+        return lambda d, w: d + np.float32(w)
+    return lambda d, w: d + w
 
 
 @njit(**NUMBA_FLAGS)
@@ -40,7 +55,8 @@ def parents(indptr, indices, weights, dist, source):
             continue
         for k in range(indptr[u], indptr[u + 1]):
             v = indices[k]
-            if parent[v] < 0 and du < dist[v] and du + (weights[k] if weighted else 1.0) == dist[v]:
+            wk = weights[k] if weighted else 1.0
+            if parent[v] < 0 and du < dist[v] and add_weight(du, wk) == dist[v]:
                 parent[v] = u
     zero_weight_parents(indptr, indices, weights, dist, parent)
     return parent
@@ -65,13 +81,13 @@ def parents_chunk(indptr, indices, weights, dist, parent, start, stop, undirecte
             for k in range(np.uint64(indptr[x]), np.uint64(indptr[x + 1])):
                 u = np.uint64(indices[k])
                 du = dist[u]
-                if du < dx and du + (weights[k] if weighted else 1.0) == dx:
+                if du < dx and add_weight(du, weights[k] if weighted else 1.0) == dx:
                     parent[x] = np.int64(u)
                     break
         else:
             for k in range(np.uint64(indptr[x]), np.uint64(indptr[x + 1])):
                 v = np.uint64(indices[k])
-                if dx < dist[v] and dx + (weights[k] if weighted else 1.0) == dist[v]:
+                if dx < dist[v] and add_weight(dx, weights[k] if weighted else 1.0) == dist[v]:
                     atomic_min(parent, v, x)
 
 
@@ -100,7 +116,7 @@ def zero_weight_parents(indptr, indices, weights, dist, parent):
         du = dist[u]
         for k in range(indptr[u], indptr[u + 1]):
             v = indices[k]
-            if parent[v] < 0 and du + weights[k] == dist[v]:  # a zero-weight tie
+            if parent[v] < 0 and add_weight(du, weights[k]) == dist[v]:  # a zero-weight tie
                 parent[v] = u
                 queue[tail] = v
                 tail += 1
@@ -146,5 +162,5 @@ def _offer(indptr, indices, weights, dist, lo, hi, parent, offer, zero):
             if parent[v] >= 0 or u >= offer[v]:
                 continue
             wk = weights[k] if weighted else 1.0
-            if du + wk == dist[v] and (du == dist[v] if zero else du < dist[v]):
+            if add_weight(du, wk) == dist[v] and (du == dist[v] if zero else du < dist[v]):
                 offer[v] = u

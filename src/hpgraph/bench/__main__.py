@@ -52,11 +52,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--iterations", type=int, default=20, help="PageRank iterations [20]")
     p.add_argument("--damping", type=float, default=0.85)
     p.add_argument(
-        "--pagerank-dtype",
+        "--dtype",
         choices=ALGORITHMS["pagerank"].param("dtype").choices,
         default=ALGORITHMS["pagerank"].param("dtype").default,
-        help="hpgraph's PageRank precision; float32 as GAP keeps its scores [float64]",
+        help="precision of hpgraph's PageRank ranks and SSSP distances; float32 as GAP "
+        "keeps them [float64]",
     )
+    # the option's old name, still accepted
+    p.add_argument("--pagerank-dtype", dest="dtype", help=argparse.SUPPRESS,
+                   choices=ALGORITHMS["pagerank"].param("dtype").choices)  # fmt: skip
     p.add_argument(
         "--order",
         choices=ALGORITHMS["pagerank"].param("order").choices,
@@ -100,7 +104,7 @@ def main(argv=None) -> int:
             seed=args.seed,
             damping=args.damping,
             iterations=args.iterations,
-            pagerank_dtype=args.pagerank_dtype,
+            dtype=args.dtype,
             order=args.order,
             gap=args.gap,
         )

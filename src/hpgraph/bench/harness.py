@@ -66,8 +66,8 @@ def _hpgraph_kernels():
     return fns, verifiers, ""
 
 
-#: hpgraph's PageRank precisions, as its registry entry declares them (``--pagerank-dtype``)
-PAGERANK_DTYPES = ALGORITHMS["pagerank"].param("dtype").choices
+#: hpgraph's precisions of the kernels that take one (PageRank, SSSP; ``--dtype``)
+DTYPES = ALGORITHMS["pagerank"].param("dtype").choices
 #: the vertex numberings of the kernels that take ``order`` (``--order``)
 ORDERS = ALGORITHMS["pagerank"].param("order").choices
 
@@ -136,13 +136,14 @@ def run_bench(
     seed=0,
     damping=0.85,
     iterations=20,
-    pagerank_dtype="float64",
+    dtype="float64",
     order="auto",
     networkx_max_edges=200_000,
     console=None,
     quiet=False,
     peers=None,
     gap=None,
+    pagerank_dtype=None,
 ) -> BenchReport:
     """Run the benchmark and report it (see :mod:`hpgraph.bench`).
 
@@ -154,8 +155,9 @@ def run_bench(
     (default: all cores); ``roots`` BFS/SSSP sources per graph; ``verify`` runs hpgraph's
     verifiers; ``out`` a ``.md``/``.csv`` path (or None). ``competitors`` restricts the
     competing libraries by name (default: all importable); ``peers`` is its old name, still
-    accepted. ``pagerank_dtype``: hpgraph's PageRank precision, ``"float32"`` as GAP
-    keeps its scores (the competitors stay in double). ``order``: the vertex numbering
+    accepted. ``dtype``: the precision of hpgraph's kernels that take one (PageRank's
+    ranks, SSSP's distances), ``"float32"`` as GAP keeps them (the competitors stay in
+    double); ``pagerank_dtype`` is its old name, still accepted. ``order``: the vertex numbering
     of hpgraph's kernels that take one (PageRank, SSSP; ``"auto"``, ``"hubs"`` or
     ``"input"``: :mod:`hpgraph.algorithms._order`); a view they run on is built before the
     timed calls and its build time goes in the row's note. ``gap``: a directory with the GAP
@@ -187,16 +189,18 @@ def run_bench(
             raise InvalidArgumentError("give competitors= or its old name peers=, not both")
         competitors = peers
     threads = int(threads or DEFAULT_THREADS)
-    if pagerank_dtype not in PAGERANK_DTYPES:
-        raise InvalidArgumentError(
-            f"pagerank_dtype must be one of {', '.join(PAGERANK_DTYPES)}, got {pagerank_dtype!r}"
-        )
+    if pagerank_dtype is not None:  # the old name of dtype
+        if dtype != "float64":
+            raise InvalidArgumentError("give dtype= or its old name pagerank_dtype=, not both")
+        dtype = pagerank_dtype
+    if dtype not in DTYPES:
+        raise InvalidArgumentError(f"dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")
     if order not in ORDERS:
         raise InvalidArgumentError(f"order must be one of {', '.join(ORDERS)}, got {order!r}")
     params = {
         "damping": float(damping),
         "iterations": int(iterations),
-        "dtype": pagerank_dtype,
+        "dtype": dtype,
         "order": order,
     }
     suite = GapSuite(gap) if gap is not None else None
@@ -498,6 +502,7 @@ def _environment(threads, trials, roots, seed, params, adapters, hp_missing):
         "seed": seed,
         "pagerank": f"damping {params['damping']}, {params['iterations']} iterations, "
         f"hpgraph in {params['dtype']}",
+        "precision": f"hpgraph's PageRank ranks and SSSP distances in {params['dtype']}",
         "order": f"hpgraph's vertex numbering (PageRank, SSSP): {params['order']}",
         "openmp": ", ".join(
             f"{k}={os.environ[k]}"

@@ -70,11 +70,19 @@ __all__ = ["bench", "demo"]
 @click.option("--damping", type=float, default=0.85, show_default=True)
 @count_option("--iterations", default=20, minimum=0, help="PageRank iterations.")
 @click.option(
-    "--pagerank-dtype",
+    "--dtype",
     type=click.Choice(ALGORITHMS["pagerank"].param("dtype").choices),
     default=ALGORITHMS["pagerank"].param("dtype").default,
     show_default=True,
-    help="hpgraph's PageRank precision; float32 as GAP keeps its scores.",
+    help="Precision of hpgraph's PageRank ranks and SSSP distances; float32 as GAP keeps them.",
+)
+# the old name of --dtype, still accepted (hidden)
+@click.option(
+    "--pagerank-dtype",
+    "old_dtype",
+    type=click.Choice(ALGORITHMS["pagerank"].param("dtype").choices),
+    default=None,
+    hidden=True,
 )
 @click.option(
     "--order",
@@ -107,7 +115,8 @@ def bench(
     seed,
     damping,
     iterations,
-    pagerank_dtype,
+    dtype,
+    old_dtype,
     order,
     output,
     gap,
@@ -147,7 +156,7 @@ def bench(
         seed=seed,
         damping=damping,
         iterations=iterations,
-        pagerank_dtype=pagerank_dtype,
+        dtype=old_dtype or dtype,
         order=order,
         gap=gap,
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hpgraph.algorithms.entries.base import Param
 
-__all__ = ["KERNELS", "VERIFY", "ORDER", "rooted", "plain", "count", "scalar", "reached"]
+__all__ = ["KERNELS", "VERIFY", "ORDER", "dtype_param", "precision_row", "rooted", "plain", "count", "scalar", "reached"]
 
 #: Prefix of a kernel's ``"module:attribute"`` name.
 KERNELS = "hpgraph.algorithms."
@@ -22,6 +22,24 @@ ORDER = Param(
     "input, or auto (hubs on skewed graphs of over 131,072 vertices, local runtime)",
     choices=("auto", "hubs", "input"),
 )
+
+
+def dtype_param(what: str) -> Param:
+    """``--dtype``: the precision of a kernel's values (``what``), float64 by default or
+    float32 as the GAP reference keeps them."""
+    return Param(
+        "dtype",
+        str,
+        "float64",
+        f"{what} precision; float32 as the GAP reference (faster, fewer bytes)",
+        choices=("float64", "float32"),
+    )
+
+
+def precision_row(result, what: str) -> list:
+    """The report's "precision" row when a kernel ran in float32 (``what``: how close)."""
+    dtype = result.meta.get("dtype", "float64")
+    return [] if dtype == "float64" else [("precision", f"{dtype} ({what})")]
 
 
 def rooted(graph, result, source, options):

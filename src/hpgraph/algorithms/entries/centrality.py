@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from hpgraph.algorithms.entries._common import KERNELS, ORDER, VERIFY, scalar
+from hpgraph.algorithms.entries._common import KERNELS, ORDER, VERIFY, dtype_param, precision_row, scalar
 from hpgraph.algorithms.entries.base import (
     Algorithm,
     BenchSpec,
@@ -41,8 +41,7 @@ def _report_pagerank(result):
         [(str(i), str(scalar(ids[v])), f"{rank[v]:.6g}") for i, v in enumerate(top.tolist(), 1)],
     )
     rows = [("iterations", it), ("rank sum", f"{rank.sum():.6f}")]
-    if meta.get("dtype", "float64") != "float64":
-        rows.append(("precision", f"{meta['dtype']} (ranks and sums; within about 2e-5 of double)"))
+    rows += precision_row(result, "ranks and sums; within about 2e-5 of double")
     if meta.get("order") == "hubs":
         rows.append(("vertex order", "hubs first (the hub-grouped view, cached on the graph)"))
     elif meta.get("order") == "own":
@@ -89,13 +88,7 @@ PAGERANK = Algorithm(
         Param("damping", float, 0.85, "damping factor d"),
         Param("iterations", int, 20, "iterations (an upper bound with --tolerance)"),
         Param("tolerance", float, None, "stop when the L1 change drops below this"),
-        Param(
-            "dtype",
-            str,
-            "float64",
-            "rank precision; float32 as the GAP reference (faster, within 2e-5 relative)",
-            choices=("float64", "float32"),
-        ),
+        dtype_param("rank"),
         ORDER,
     ),
     verifier=Verifier(VERIFY + "verify_pagerank", _pagerank_args, _pagerank_checks),

@@ -8,6 +8,8 @@ from hpgraph.algorithms.entries._common import (
     ORDER,
     VERIFY,
     count,
+    dtype_param,
+    precision_row,
     plain,
     reached,
     rooted,
@@ -64,7 +66,7 @@ def _report_sssp(result):
     return [
         ("reached", reached(result, fin)[1]),
         ("max distance", f"{dist[fin].max(initial=0.0):.6g}"),
-    ], None
+    ] + precision_row(result, "each weight rounded to float32 and added in float32"), None
 
 
 def _brief_sssp(result):
@@ -158,6 +160,7 @@ SSSP = Algorithm(
             None,
             "delta-stepping's bucket width (default: mean weight / 2 / mean degree)",
         ),
+        dtype_param("distance"),
         ORDER,
     ),
     wants_weights=True,
@@ -168,7 +171,7 @@ SSSP = Algorithm(
         "distance",
         "distance",
         3,
-        ("order",),
+        ("dtype", "order"),
         brief=_brief_sssp,
         gap=GapRun("sssp", ("-d", "{delta}"), r"SSSP Tree reaches (\d+) nodes"),
     ),
