@@ -8,10 +8,10 @@ int32 ones: each weight is rounded to float32 and added in float32
 Half the bytes of the distance array, whose random reads are most of the relaxation's
 cost (docs/algorithms/sssp.md). No weight is copied.
 
-In either precision the two variants give the same distances, bit for bit (both reach the unique fixpoint of
-``dist[v] = min (dist[u] + w)`` with the same rounded additions). ``variant="auto"``
-(default) runs delta-stepping on the local runtime and Bellman-Ford on the others;
-``"delta-stepping"`` (:mod:`hpgraph.algorithms.delta_stepping`, the GAP reference's
+In either precision the two variants give the same distances, bit for bit (both reach
+the unique fixpoint of ``dist[v] = min (dist[u] + w)`` with the same rounded additions).
+``variant="auto"`` (default) runs delta-stepping on the local runtime and Bellman-Ford on
+the others; ``"delta-stepping"`` (:mod:`hpgraph.algorithms.delta_stepping`, the GAP reference's
 algorithm: buckets of width ``delta``, thread-local bins, atomic distance updates; shared
 memory only) and ``"bellman-ford"`` (the vertex program below) choose.
 
@@ -80,9 +80,10 @@ def sssp(graph, source, *, variant="auto", delta=None, dtype="float64", order="a
          threads=None, runtime=None, progress=False, checkpoint=None):  # fmt: skip
     """Distance and parent of every vertex, from ``source`` (an id of the input), by
     ``variant`` (see the module docstring); ``dtype``: ``"float64"`` (default) or
-    ``"float32"`` (single-precision distances, as the module docstring says); ``delta``: delta-stepping's bucket width
-    (default :func:`~hpgraph.algorithms.delta_stepping.default_delta`); ``order``: the
-    numbering it runs in (:mod:`hpgraph.algorithms._order`; ``"auto"``: the hub-grouped
+    ``"float32"`` (single-precision distances, as the module docstring says); ``delta``:
+    delta-stepping's bucket width (default
+    :func:`~hpgraph.algorithms.delta_stepping.default_delta`); ``order``: the numbering it
+    runs in (:mod:`hpgraph.algorithms._order`; ``"auto"``: the hub-grouped
     view on skewed graphs; a parent is then the smallest tight in-neighbour in the view's
     numbering); ``progress`` shows the Bellman-Ford supersteps (delta-stepping runs
     without a progress line); ``checkpoint``: superstep checkpoints of Bellman-Ford

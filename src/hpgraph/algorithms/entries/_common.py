@@ -6,7 +6,18 @@ from __future__ import annotations
 
 from hpgraph.algorithms.entries.base import Param
 
-__all__ = ["KERNELS", "VERIFY", "ORDER", "dtype_param", "precision_row", "rooted", "plain", "count", "scalar", "reached"]
+__all__ = [
+    "KERNELS",
+    "VERIFY",
+    "ORDER",
+    "dtype_param",
+    "precision_row",
+    "rooted",
+    "plain",
+    "count",
+    "scalar",
+    "reached",
+]
 
 #: Prefix of a kernel's ``"module:attribute"`` name.
 KERNELS = "hpgraph.algorithms."

@@ -3,7 +3,14 @@
 
 from __future__ import annotations
 
-from hpgraph.algorithms.entries._common import KERNELS, ORDER, VERIFY, dtype_param, precision_row, scalar
+from hpgraph.algorithms.entries._common import (
+    KERNELS,
+    ORDER,
+    VERIFY,
+    dtype_param,
+    precision_row,
+    scalar,
+)
 from hpgraph.algorithms.entries.base import (
     Algorithm,
     BenchSpec,

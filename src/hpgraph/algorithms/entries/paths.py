@@ -9,8 +9,8 @@ from hpgraph.algorithms.entries._common import (
     VERIFY,
     count,
     dtype_param,
-    precision_row,
     plain,
+    precision_row,
     reached,
     rooted,
 )
