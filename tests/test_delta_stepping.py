@@ -17,6 +17,7 @@ from hpgraph.algorithms.delta_bins import (
     lowest,
     new_bins,
     reserve,
+    ring_slot,
     take,
 )
 from hpgraph.algorithms.delta_stepping import default_delta, delta_stepping
@@ -196,20 +197,21 @@ def test_a_failing_peer_stops_the_others_at_the_compiled_barrier(monkeypatch):
         delta_stepping(_graph("kronecker"), 0, threads=3)
 
 
-def _push(bins, b, v):
-    """One entry into bucket ``b``, as the relaxation loop writes it out (room made for
-    one push first)."""
+def _push(bins, b, v, current=0):
+    """One entry into bucket ``b`` (``current``: the ring's first bucket), as the
+    relaxation loop writes it out (room made for one push first)."""
     pool, link, fill, head, tail, count, meta = bins
-    if not has_room(link, head, meta, b, 1):
+    if not has_room(link, head, meta, current, b, 1):
         pool, link, fill, head, tail, count = reserve(
-            pool, link, fill, head, tail, count, meta, b, 1
+            pool, link, fill, head, tail, count, meta, current, b, 1
         )
-    t = tail[b]
+    k = ring_slot(head, b)
+    t = tail[k]
     if t < 0 or fill[t] == BLOCK:
-        t = chain_block(link, fill, head, tail, meta, b, t)
+        t = chain_block(link, fill, head, tail, meta, k, t)
     pool[t * BLOCK + fill[t]] = v
     fill[t] += 1
-    count[b] += 1
+    count[k] += 1
     return pool, link, fill, head, tail, count, meta
 
 
@@ -233,3 +235,53 @@ def test_bins_keep_every_entry_in_order_through_growth_and_reuse_blocks():
     for v in range(3000):  # the freed blocks serve again
         bins = _push(bins, 7, v)
     assert bins[-1][1] == used
+
+
+def test_the_bucket_ring_follows_the_current_bucket_and_grows_with_the_weights_not_the_distances():
+    # delta-stepping's use: pushes go to buckets current .. current + span, the lowest is
+    # taken and becomes current; the ring's slots wrap around many times, and its length
+    # follows the span (the largest weight / delta), not the buckets ever used
+    rng = np.random.default_rng(19)
+    bins = new_bins(np.int32, blocks=1, buckets=2)
+    want = {}
+    current = 0
+    out = np.empty(0, dtype=np.int32)
+    for step in range(4000):
+        span = 5 if step < 3000 else 40  # a heavier weight late: the ring grows in use
+        for _ in range(int(rng.integers(1, 6))):
+            b = current + int(rng.integers(0, span))
+            v = int(rng.integers(0, 2**31 - 1))
+            bins = _push(bins, b, v, current)
+            want.setdefault(b, []).append(v)
+        if rng.random() < 0.5:
+            pool, link, fill, head, tail, count, meta = bins
+            b = lowest(count, current)
+            assert b == min(want)
+            out, s = take(pool, link, fill, head, tail, count, meta, b, out)
+            assert out[:s].tolist() == want.pop(b)
+            current = b
+    head = bins[3]
+    assert current > 500 and 40 <= head.shape[0] <= 64  # wrapped many times; 2 x span at most
+    pool, link, fill, head, tail, count, meta = bins
+    while want:
+        b = lowest(count, current)
+        out, s = take(pool, link, fill, head, tail, count, meta, b, out)
+        assert out[:s].tolist() == want.pop(b)
+        current = b
+    assert lowest(count, current) == -1
+
+
+def test_a_small_delta_keeps_a_ring_of_the_largest_weight_over_delta():
+    # distances up to about 40, weights up to 10: at delta 1e-5 the buckets ever used
+    # number 4 million, the ring about 10 / delta (the old array of every bucket index
+    # took 4.7 GB of memory at delta 1e-6 on this graph)
+    rng = np.random.default_rng(1)
+    n, m = 2000, 8000
+    g = Graph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), rng.random(m) * 10, n=n)
+    want = hp.sssp(g, 0, variant="bellman-ford")["distance"]
+    assert np.array_equal(hp.sssp(g, 0, delta=1e-5, threads=2)["distance"], want)
+    # a width that would need a ring of over 2^24 buckets per thread is refused, saying
+    # which width would do
+    with pytest.raises(InvalidArgumentError, match=r"delta 1e-07 is 1e\+08 times smaller .* "
+                       r"give delta >= 5.96e-07"):  # fmt: skip
+        hp.sssp(g, 0, delta=1e-7)

@@ -11,21 +11,26 @@ Arrays (:func:`new_bins` makes them, :func:`reserve` grows them):
   graph's vertex-id type (4 B per entry on graphs of fewer than 2^31 vertices);
 - ``link``, ``fill``: per block, the next block of its chain (-1: none; for a free block
   the next free one) and the entries in it;
-- ``head``, ``tail``, ``count``: per bucket index, its first and last block (-1: empty)
-  and its entries;
+- ``head``, ``tail``, ``count``: per bucket, its first and last block (-1: empty) and its
+  entries, in a ring: bucket ``b`` lives in slot ``b & (len - 1)`` (the length is a power
+  of two). Every bucket a peer holds lies in ``current .. current + len - 1``
+  (``current``: the bucket being processed; every push goes to the bucket of its own
+  distance or above), so the ring needs the largest weight / delta + 2 slots at most,
+  however long the distances grow (the buckets ever used, distance / delta, can be far
+  more: an array of them took 4.7 GB per 2,000-vertex graph at delta 1e-6);
 - ``meta``: [the first free block (-1: none), blocks ever used, free blocks].
 
 A push (written out in the relaxation loop: a compiled call per push, its array arguments'
-reference counts, cost more than the push) needs a bucket index the arrays have and, for
-a bucket whose last block is full, a block (:func:`chain_block`). The relaxation loop
-makes room once per vertex, before its edges (:func:`has_room`, else :func:`reserve`,
-which returns the grown arrays), for everything its edges could push: every bucket index
-up to that of its distance plus the largest weight, and a block per 256 pushes plus one
-per bucket they can reach (:func:`blocks_for`), so the edge loop checks nothing.
+reference counts, cost more than the push) needs its bucket in the ring and, for a bucket
+whose last block is full, a block (:func:`chain_block`). The relaxation loop makes room
+once per vertex, before its edges (:func:`has_room`, else :func:`reserve`, which returns
+the grown arrays), for everything its edges could push: the ring reaching the bucket of
+its distance plus the largest weight, and a block per 256 pushes plus one per bucket they
+can reach (:func:`blocks_for`), so the edge loop checks nothing.
 
 Memory: the pool, 4 or 8 B per entry queued at once (blocks of consumed buckets are
-reused), 16 B per block of 256 entries, 24 B per bucket index up to the largest a relaxed
-vertex could push to; the room made for one vertex is at most a block per edge.
+reused), 16 B per block of 256 entries, 24 B per slot of the ring (at most twice the
+largest weight / delta + 2); the room made for one vertex is at most a block per edge.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from hpgraph.config import NUMBA_FLAGS
 
 __all__ = [
     "BLOCK",
+    "ring_slot",
     "new_bins",
     "blocks_for",
     "has_room",
@@ -54,7 +60,8 @@ BLOCK = 256
 
 def new_bins(dtype, blocks=64, buckets=64):
     """(pool, link, fill, head, tail, count, meta): empty buckets for vertex ids of
-    ``dtype``."""
+    ``dtype``; ``buckets``: the ring's first length, a power of two."""
+    assert buckets > 0 and buckets & (buckets - 1) == 0, "the ring's length is a power of two"
     return (
         np.empty(blocks * BLOCK, dtype=dtype),
         np.full(blocks, -1, dtype=np.int64),
@@ -67,6 +74,12 @@ def new_bins(dtype, blocks=64, buckets=64):
 
 
 @njit(**NUMBA_FLAGS)
+def ring_slot(head, b):
+    """Where bucket ``b`` lives in the ring (``head``, ``tail`` and ``count``)."""
+    return b & (head.shape[0] - 1)
+
+
+@njit(**NUMBA_FLAGS)
 def blocks_for(pushes, lo, hi):
     """The most blocks ``pushes`` entries into buckets ``lo..hi`` can take: a block per
     ``BLOCK`` entries and one more per bucket (its last block may be full), never more
@@ -75,16 +88,16 @@ def blocks_for(pushes, lo, hi):
 
 
 @njit(**NUMBA_FLAGS)
-def has_room(link, head, meta, b, blocks):
-    """Whether bucket index ``b`` exists and ``blocks`` blocks can be taken without
-    growing the arrays."""
-    return b < head.shape[0] and blocks <= link.shape[0] - meta[1] + meta[2]
+def has_room(link, head, meta, current, b, blocks):
+    """Whether the ring reaches from bucket ``current`` to bucket ``b`` and ``blocks``
+    blocks can be taken without growing the arrays."""
+    return b - current < head.shape[0] and blocks <= link.shape[0] - meta[1] + meta[2]
 
 
 @njit(**NUMBA_FLAGS)
 def chain_block(link, fill, head, tail, meta, b, t):
-    """Take a block (the room for it was made) and chain it after bucket ``b``'s last
-    block ``t`` (-1: the bucket is empty); returns it."""
+    """Take a block (the room for it was made) and chain it after the last block ``t``
+    (-1: the bucket is empty) of the bucket in ring slot ``b``; returns it."""
     k = meta[0]
     if k >= 0:
         meta[0] = link[k]
@@ -103,14 +116,22 @@ def chain_block(link, fill, head, tail, meta, b, t):
 
 
 @njit(**NUMBA_FLAGS)
-def reserve(pool, link, fill, head, tail, count, meta, b, blocks):
+def reserve(pool, link, fill, head, tail, count, meta, current, b, blocks):
     """The arrays, grown (doubled, or more where that is short) so that
-    :func:`has_room` holds for bucket index ``b`` and ``blocks`` blocks; contents kept."""
-    if b >= head.shape[0]:
-        size = max(2 * head.shape[0], b + 1)
-        head = _widen(head, size, -1)
-        tail = _widen(tail, size, -1)
-        count = _widen(count, size, 0)
+    :func:`has_room` holds for buckets ``current..b`` and ``blocks`` blocks; contents
+    kept (each bucket of the ring moved to its slot in the longer one)."""
+    ring = head.shape[0]
+    if b - current >= ring:
+        size = 2 * ring
+        while b - current >= size:
+            size *= 2
+        new_head = np.full(size, -1, dtype=np.int64)
+        new_tail = np.full(size, -1, dtype=np.int64)
+        new_count = np.zeros(size, dtype=np.int64)
+        for k in range(current, current + ring):  # the buckets the ring can hold
+            old, new = k & (ring - 1), k & (size - 1)
+            new_head[new], new_tail[new], new_count[new] = head[old], tail[old], count[old]
+        head, tail, count = new_head, new_tail, new_count
     short = blocks - (link.shape[0] - meta[1] + meta[2])
     if short > 0:
         size = max(2 * link.shape[0], link.shape[0] + short)
@@ -133,9 +154,10 @@ def _widen(a, size, value):
 def detach(head, tail, count, b):
     """Empty bucket ``b``; returns the first block of its chain (-1: it was empty), which
     stays readable until :func:`release`\\ d, block by block."""
-    first = head[b]
-    head[b] = tail[b] = -1
-    count[b] = 0
+    s = ring_slot(head, b)
+    first = head[s]
+    head[s] = tail[s] = -1
+    count[s] = 0
     return first
 
 
@@ -154,7 +176,7 @@ def release(link, meta, k):
 def take(pool, link, fill, head, tail, count, meta, b, out):
     """(``out``, or a larger array if it is too small; the entries): bucket ``b``'s
     entries copied to the front of it, the bucket emptied and its blocks freed."""
-    s = count[b]
+    s = count[ring_slot(head, b)]
     if out.shape[0] < s:
         out = np.empty(max(s, 2 * out.shape[0]), dtype=out.dtype)
     k = detach(head, tail, count, b)
@@ -168,9 +190,10 @@ def take(pool, link, fill, head, tail, count, meta, b, out):
 
 
 @njit(**NUMBA_FLAGS)
-def lowest(count, b):
-    """The lowest non-empty bucket from ``b`` on, -1 if none."""
-    for i in range(b, count.shape[0]):
-        if count[i] > 0:
+def lowest(count, current):
+    """The lowest non-empty bucket from ``current`` on (the ring's first), -1 if none."""
+    mask = count.shape[0] - 1
+    for i in range(current, current + count.shape[0]):
+        if count[i & mask] > 0:
             return i
     return -1

@@ -23,8 +23,10 @@ The answer equals Bellman-Ford's bit for bit: both reach the unique fixpoint of
 Memory: 16 B per vertex (distances, and the distance each vertex's edges were last relaxed
 at, so that duplicate entries relax once) and each peer's bins
 (:mod:`~hpgraph.algorithms.delta_bins`: numpy blocks, 4 B per queued entry on graphs of
-fewer than 2^31 vertices, 8 B above, blocks reused once their bucket is consumed) and
-published array (a copy of its largest published bucket). Nothing per edge.
+fewer than 2^31 vertices, 8 B above, blocks reused once their bucket is consumed; a ring
+of buckets, 24 B per slot, at most twice the largest weight / delta + 2 slots) and
+published array (a copy of its largest published bucket). Nothing per edge. 8 B per vertex
+in float32.
 """
 
 from __future__ import annotations
@@ -47,11 +49,13 @@ from hpgraph.algorithms.delta_bins import (
     new_bins,
     release,
     reserve,
+    ring_slot,
     take,
 )
 from hpgraph.algorithms.sssp_tree import add_weight, parents_chunk, zero_weight_parents
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.engine.atomics import atomic_min, compare_and_swap, fetch_add
+from hpgraph.errors import InvalidArgumentError
 
 __all__ = ["delta_stepping", "default_delta", "weight_scan"]
 
@@ -65,6 +69,9 @@ _PARENT_CHUNK = 4096
 _NO_BIN = np.iinfo(np.int64).max
 #: where the shared counters keep the rounds and the barrier
 _ROUNDS, _BARRIER = 5, 6
+#: the largest weight / delta allowed: each peer's ring of buckets
+#: (:mod:`~hpgraph.algorithms.delta_bins`) then takes at most 2^25 slots, 768 MiB
+MAX_SPAN = 2**24
 
 
 #: a distance's type -> the integer type of its bits (the compare-and-swap's operand)
@@ -154,7 +161,7 @@ def _relax_round(indptr, indices, weights, heaviest, bits, done, published, size
                 if blk >= 0:
                     blk = release(link, meta, blk)
                 if blk < 0:
-                    if not (current < count.shape[0] and 0 < count[current] < _FUSE):
+                    if not 0 < count[ring_slot(head, current)] < _FUSE:
                         break
                     # pushes to `current` start a new chain; this one is read once
                     blk = detach(head, tail, count, current)
@@ -176,10 +183,11 @@ def _relax_round(indptr, indices, weights, heaviest, bits, done, published, size
         last = indptr[u + 1]
         hi = np.int64(add_weight(du, heaviest) / delta)  # no push of u's goes above bucket hi
         blocks = blocks_for(last - first, lo, hi)
-        if last > first and not has_room(link, head, meta, hi, blocks):
+        if last > first and not has_room(link, head, meta, current, hi, blocks):
             pool, link, fill, head, tail, count = reserve(
-                pool, link, fill, head, tail, count, meta, hi, blocks
+                pool, link, fill, head, tail, count, meta, current, hi, blocks
             )
+        mask = head.shape[0] - 1  # the ring's (bucket b lives in slot b & mask)
         for k in range(np.uint64(first), np.uint64(last)):  # unsigned: see the docstring
             v = np.uint64(indices[k])
             nd = add_weight(du, weights[k] if weighted else 1.0)
@@ -190,7 +198,7 @@ def _relax_round(indptr, indices, weights, heaviest, bits, done, published, size
             while nb < ob:
                 seen = compare_and_swap(bits, v, ob, nb)
                 if seen == ob:  # push v into its bucket (written out: see the docstring)
-                    b = np.int64(nd / delta)
+                    b = np.int64(nd / delta) & mask
                     t = tail[b]
                     if t < 0 or fill[t] == BLOCK:
                         t = chain_block(link, fill, head, tail, meta, b, t)
@@ -354,6 +362,15 @@ def delta_stepping(graph, source, *, delta=None, threads=None, runtime=None, hea
     w = graph.weights if graph.weights is not None else np.empty(0, dtype=np.float64)
     if heaviest is None:
         heaviest = float(w.max()) if w.size else 1.0
+    if heaviest / delta > MAX_SPAN:
+        ring = 1 << int(np.ceil(np.log2(heaviest / delta + 2)))
+        raise InvalidArgumentError(
+            f"delta {delta:.3g} is {heaviest / delta:.3g} times smaller than the largest "
+            f"weight ({heaviest:.6g}): delta-stepping would keep a ring of {ring:,} buckets "
+            f"per thread ({24 * ring / 2**30:.1f} GiB each); give delta >= "
+            f"{heaviest / MAX_SPAN:.3g} (the largest weight / 2^24) or leave it to the "
+            f"default ({default_delta(graph):.3g})"
+        )
     args = (graph.indptr, graph.indices, w, float(heaviest), not graph.directed, shared, delta)
     job = run_bsp(_peer, peers=threads, args=args, runtime=runtime)
     parent = shared.parent
