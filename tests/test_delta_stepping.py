@@ -226,11 +226,11 @@ def test_bins_keep_every_entry_in_order_through_growth_and_reuse_blocks():
     pool, link, fill, head, tail, count, meta = bins
     used = meta[1]
     out = np.empty(0, dtype=np.int32)
-    assert lowest(count, 0) == min(want)
+    assert lowest(count, meta, 0) == min(want)
     for b in sorted(want):
         out, s = take(pool, link, fill, head, tail, count, meta, b, out)
         assert out[:s].tolist() == want[b]
-    assert lowest(count, 0) == -1
+    assert lowest(count, meta, 0) == -1
     assert meta[2] == used  # every block is free again
     for v in range(3000):  # the freed blocks serve again
         bins = _push(bins, 7, v)
@@ -255,7 +255,7 @@ def test_the_bucket_ring_follows_the_current_bucket_and_grows_with_the_weights_n
             want.setdefault(b, []).append(v)
         if rng.random() < 0.5:
             pool, link, fill, head, tail, count, meta = bins
-            b = lowest(count, current)
+            b = lowest(count, meta, current)
             assert b == min(want)
             out, s = take(pool, link, fill, head, tail, count, meta, b, out)
             assert out[:s].tolist() == want.pop(b)
@@ -264,11 +264,11 @@ def test_the_bucket_ring_follows_the_current_bucket_and_grows_with_the_weights_n
     assert current > 500 and 40 <= head.shape[0] <= 64  # wrapped many times; 2 x span at most
     pool, link, fill, head, tail, count, meta = bins
     while want:
-        b = lowest(count, current)
+        b = lowest(count, meta, current)
         out, s = take(pool, link, fill, head, tail, count, meta, b, out)
         assert out[:s].tolist() == want.pop(b)
         current = b
-    assert lowest(count, current) == -1
+    assert lowest(count, meta, current) == -1
 
 
 def test_a_small_delta_keeps_a_ring_of_the_largest_weight_over_delta():

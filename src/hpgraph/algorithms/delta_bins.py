@@ -190,8 +190,12 @@ def take(pool, link, fill, head, tail, count, meta, b, out):
 
 
 @njit(**NUMBA_FLAGS)
-def lowest(count, current):
-    """The lowest non-empty bucket from ``current`` on (the ring's first), -1 if none."""
+def lowest(count, meta, current):
+    """The lowest non-empty bucket from ``current`` on (the ring's first), -1 if none (at
+    once when no block holds an entry: a peer left without work does not scan its ring
+    every round)."""
+    if meta[1] == meta[2]:  # every block ever used is free
+        return -1
     mask = count.shape[0] - 1
     for i in range(current, current + count.shape[0]):
         if count[i & mask] > 0:

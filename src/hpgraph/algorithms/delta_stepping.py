@@ -207,7 +207,7 @@ def _relax_round(indptr, indices, weights, heaviest, bits, done, published, size
                     count[b] += 1
                     break
                 ob = seen
-    b = lowest(count, current)
+    b = lowest(count, meta, current)
     return (_NO_BIN if b < 0 else b), pool, link, fill, head, tail, count
 
 
