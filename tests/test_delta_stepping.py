@@ -177,8 +177,59 @@ def test_variant_and_delta_checked():
         hp.sssp(g, 0, variant="dijkstra")
     with pytest.raises(InvalidArgumentError, match="delta must be a positive number"):
         hp.sssp(g, 0, delta=0)
-    with pytest.raises(InvalidArgumentError, match="delta-stepping runs on the local runtime"):
-        hp.sssp(g, 0, variant="delta-stepping", runtime="mpi")
+
+
+@pytest.mark.parametrize("shape", ["kronecker", "unweighted", "directed", "chain", "heavy-tail"])
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_bucket_synchronous_supersteps_equal_bellman_ford_with_fewer_messages(shape, dtype):
+    # delta-stepping as a vertex program (other runtimes, checkpoints), run here on the
+    # local runtime by the engine itself: any width gives Bellman-Ford's distances bit
+    # for bit; buckets narrower than the weights send fewer messages in more supersteps
+    from hpgraph.algorithms.sssp import _BUCKETS, SUPERSTEP_WIDEN
+    from hpgraph.engine import run
+
+    g = _graph(shape)
+    s = _source(g)
+    bf = hp.sssp(g, s, variant="bellman-ford", dtype=dtype, threads=2)
+    sent = {}
+    for widen in (1, SUPERSTEP_WIDEN, 1e9):
+        delta = default_delta(g) * widen
+        job = run(_BUCKETS[dtype], g, params={"source": s, "delta": delta}, threads=2)
+        assert job.values.dtype == np.dtype(dtype) and job.values.shape == (g.n, 2)
+        assert np.array_equal(job.values[:, 0], bf["distance"]), widen
+        assert not job.values[:, 1].any()  # nothing left pending
+        sent[widen] = sum(st.messages_local + st.messages_remote for st in job.stats.supersteps)
+    bf_sent = sum(st.messages_local + st.messages_remote for st in bf.stats.supersteps)
+    assert sent[1] <= bf_sent
+    if shape not in ("unweighted", "chain"):  # BFS levels, a path: one improvement each
+        assert sent[1] < bf_sent
+
+
+def _stop_at(at):
+    from hpgraph.engine.checkpoint import Faults
+
+    class Stop(Faults):
+        def superstep(self, ss, rank):
+            if ss == at:
+                raise RuntimeError(f"stopped at {ss}")
+
+    return Stop()
+
+
+def test_delta_stepping_with_checkpoints_runs_in_supersteps_and_resumes(tmp_path):
+    from hpgraph.engine.checkpoint import Checkpoints
+
+    g = _graph("kronecker")
+    s = _source(g)
+    want = hp.sssp(g, s, threads=2)  # the shared-memory form
+    folder = tmp_path / "ck"
+    with pytest.raises(RuntimeError, match="stopped at 5"):
+        hp.sssp(g, s, threads=2, checkpoint=Checkpoints(folder, every=2, faults=_stop_at(5)))
+    got = hp.sssp(g, s, threads=2, checkpoint=Checkpoints(folder, every=2, resume=True))
+    assert got.meta["variant"] == "delta-stepping" and got.stats.supersteps[0].superstep == 4
+    assert got.meta["delta"] == want.meta["delta"] * 16
+    assert np.array_equal(got["distance"], want["distance"])
+    verify_sssp(g, s, got)
 
 
 def test_a_failing_peer_stops_the_others_at_the_compiled_barrier(monkeypatch):

@@ -150,15 +150,16 @@ SSSP = Algorithm(
             "variant",
             str,
             "auto",
-            "delta-stepping (local runtime), bellman-ford (the vertex program); auto: "
-            "delta-stepping on the local runtime, else bellman-ford",
+            "delta-stepping (threads sharing memory on the local runtime, bucket-synchronous "
+            "supersteps elsewhere and with checkpoints) or bellman-ford; auto: delta-stepping",
             choices=VARIANTS,
         ),
         Param(
             "delta",
             float,
             None,
-            "delta-stepping's bucket width (default: mean weight / 2 / mean degree)",
+            "delta-stepping's bucket width (default: mean weight / 2 / mean degree, 16x "
+            "that in supersteps)",
         ),
         dtype_param("distance"),
         ORDER,
