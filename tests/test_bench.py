@@ -195,6 +195,23 @@ def test_competitors_by_their_name_and_their_old_name(monkeypatch):
     assert "--competitors" in parser.format_help() and "--peers" not in parser.format_help()
 
 
+def test_python_m_bench_names_graphs_as_hpgraph_bench_does(monkeypatch):
+    # positional GRAPH specs (as `hpgraph bench` takes them) and --kronecker/--uniform/
+    # --graph, in that order; -o/--output as well as --out; --dtype and its old name
+    import hpgraph.bench.harness as h
+    from hpgraph.bench.__main__ import main
+
+    seen = {}
+    monkeypatch.setattr(h, "run_bench", lambda **kw: seen.update(kw) or type("R", (), {"ok": 1}))
+    argv = ["kronecker:10", "uniform:1k:8k", "--kronecker", "12", "-o", "r.md", "--dtype",
+            "float32"]  # fmt: skip
+    assert main(argv) == 0
+    assert seen["graphs"] == ["kronecker:10", "uniform:1k:8k", "kronecker:12"]
+    assert seen["out"] == "r.md" and seen["dtype"] == "float32"
+    assert main(["--pagerank-dtype", "float32"]) == 0
+    assert seen["graphs"] == ["kronecker:16"] and seen["dtype"] == "float32"
+
+
 def test_hpgraph_side_verification_and_failures(monkeypatch):
     # hpgraph's side with stand-in kernels: a right WCC, a wrong BFS its verifier rejects
     import scipy.sparse as sp

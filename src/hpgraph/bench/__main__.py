@@ -24,6 +24,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     core = ",".join(k for k in bench_kernels() if ALGORITHMS[k].bench.core)
     p.add_argument(
+        "graphs",
+        nargs="*",
+        metavar="GRAPH",
+        help="as `hpgraph bench` takes them: kronecker:SCALE[:EF], uniform:N:M or a graph "
+        "file (also --kronecker, --uniform, --graph) [kronecker:16]",
+    )
+    p.add_argument(
         "--kernels",
         default=None,
         help=f"comma-separated, of {','.join(bench_kernels())} [{core}]",
@@ -68,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="vertex numbering of hpgraph's PageRank and SSSP; hubs: the hub-grouped view "
         "(built before the timed calls) [auto]",
     )
-    p.add_argument("--out", default=None, help="write a .md or .csv report")
+    p.add_argument("--out", "--output", "-o", default=None, help="write a .md or .csv report")
     p.add_argument(
         "--gap",
         default=None,
@@ -86,7 +93,8 @@ def main(argv=None) -> int:
         os.environ.setdefault("OMP_NUM_THREADS", str(args.threads))
     from hpgraph.bench.harness import run_bench
 
-    graphs = [f"kronecker:{s}" for s in _split(args.kronecker)]
+    graphs = list(args.graphs)
+    graphs += [f"kronecker:{s}" for s in _split(args.kronecker)]
     graphs += [f"uniform:{s}" for s in _split(args.uniform)]
     graphs += [f"file:{s}" for s in _split(args.graph)]
     if not graphs:
