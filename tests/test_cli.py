@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -124,6 +125,9 @@ def test_sssp_distances_and_negative_weights(edges, tmp_path):
     par = tmp_path / "sssp.parquet"
     r = ok("run", "sssp", edges, "-s", "b", "-t", "2", "--verify", "-o", par)
     assert "verified: yes" in r.stdout
+    assert re.search(r"variant\s+delta-stepping \([\d,]+ rounds, bucket width", r.stdout)
+    r = ok("run", "sssp", edges, "-s", "b", "--variant", "bellman-ford", "--dtype", "float32")
+    assert re.search(r"variant\s+bellman-ford\n", r.stdout) and "precision     float32" in r.stdout
     t = pq.read_table(par).to_pydict()
     dist = dict(zip(t["vertex"], t["distance"], strict=True))
     assert [dist[v] for v in PATH_VERTICES] == [1.5, 0.0, 2.0, 2.5]

@@ -63,7 +63,13 @@ def _report_sssp(result):
 
     dist = result["distance"]
     fin = np.isfinite(dist)
+    meta = result.meta
+    how = meta.get("variant", "")
+    if how == "delta-stepping":
+        form = f"{meta['rounds']:,} rounds" if "rounds" in meta else "in supersteps"
+        how += f" ({form}, bucket width {meta['delta']:.4g})"
     return [
+        ("variant", how),
         ("reached", reached(result, fin)[1]),
         ("max distance", f"{dist[fin].max(initial=0.0):.6g}"),
     ] + precision_row(result, "each weight rounded to float32 and added in float32"), None
