@@ -102,6 +102,7 @@ with MPIRuntime(threads=threads) as rt:
         }
         if not g.directed:
             cases["wcc"] = (wcc, {"variant": "hashmin"})
+        cases["wcc-afforest"] = (wcc, {"variant": "afforest"})  # the undirected view
         cases["cdlp"] = (cdlp, {"iterations": 5})
         cases["sssp"] = (sssp, {"source": source})
         cases["sssp32"] = (sssp, {"source": source, "dtype": "float32"})

@@ -22,10 +22,15 @@ take chunks of their vertex range dynamically from an atomic counter, so a busy 
 does not hold up a phase. Peers with forests of their own (MPI ranks) each link their
 own range and then *merge*: every peer sends the (vertex, root) pairs of its non-roots
 to the others, which link them into their forests; after a merge and a compression
-every forest holds the same roots, so phase 2 picks the same ``c`` everywhere.
+every forest holds the same roots, so phase 2 picks the same ``c`` everywhere. A rank
+holding only its own rows (a :class:`~hpgraph.graph.part.PartGraph`) runs the same
+program on them: its range is its rows, each edge is linked by the rank that holds its
+row (a symmetric graph holds it twice, once per end), and the two merges are the
+boundary rounds that join what different ranks linked.
 
-Memory: ``comp`` (8 B per vertex) per forest; the graph's symmetric view is read, not
-copied; the chunks (8 B each, 64 per peer) are kept on it.
+Memory: ``comp`` (8 B per vertex of the whole graph) per forest; the graph's symmetric
+view is read, not copied; the chunks (8 B each, 64 per peer) are kept on it. A merge
+sends each forest's non-roots, 16 B each, to every other forest.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from numba import njit
 
 from hpgraph.config import NUMBA_FLAGS
 from hpgraph.engine.atomics import compare_and_swap, fetch_add
+from hpgraph.graph.part import is_part
 
 __all__ = ["afforest_components"]
 
@@ -148,8 +154,11 @@ def _forest_chunks(graph, peers, members):
 
     def cut():
         indptr = graph.indptr
-        cuts = _cuts(indptr, peers)
-        lo, hi = int(cuts[members[0]]), int(cuts[members[-1] + 1])
+        if is_part(graph):  # the rows this process holds (global ids)
+            lo, hi = graph.lo, graph.hi
+        else:
+            cuts = _cuts(indptr, peers)
+            lo, hi = int(cuts[members[0]]), int(cuts[members[-1] + 1])
         return _cuts(indptr[lo : hi + 1] - indptr[lo], len(members) * _CHUNKS_PER_PEER) + lo
 
     return graph.derived(("afforest_chunks", peers, tuple(members)), cut)

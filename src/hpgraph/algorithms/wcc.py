@@ -23,7 +23,6 @@ import numpy as np
 from hpgraph.algorithms._common import check_graph, finish_result
 from hpgraph.engine import run, vertex_program
 from hpgraph.errors import InvalidArgumentError
-from hpgraph.graph.part import is_part
 from hpgraph.result import VertexResult
 
 __all__ = ["wcc"]
@@ -68,13 +67,8 @@ def wcc(graph, *, variant="auto", threads=None, runtime=None, progress=False, ch
     check_graph(graph, parts=True)
     if variant not in VARIANTS:
         raise InvalidArgumentError(f"variant must be one of {', '.join(VARIANTS)}, got {variant!r}")
-    if variant == "auto":  # (a part: the peer-level Afforest reads every rank's rows)
-        variant = "afforest" if checkpoint is None and not is_part(graph) else "hashmin"
-    if variant == "afforest" and is_part(graph):
-        raise InvalidArgumentError(
-            "wcc variant afforest needs the whole graph on every rank; a partitioned graph "
-            "runs hashmin (variant auto)"
-        )
+    if variant == "auto":
+        variant = "afforest" if checkpoint is None else "hashmin"
     if variant == "afforest" and checkpoint is not None:
         raise InvalidArgumentError("checkpoints are taken by variant 'hashmin', not 'afforest'")
     if variant == "afforest":
