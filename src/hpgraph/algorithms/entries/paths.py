@@ -127,8 +127,8 @@ WCC = Algorithm(
             "variant",
             str,
             "auto",
-            "afforest (GAP's: sampled hooking) or hashmin (the vertex program); auto: "
-            "afforest, or hashmin on a partitioned graph (MPI ranks holding their rows)",
+            "afforest (GAP's: sampled hooking; on MPI per rank's rows with boundary merges) or "
+            "hashmin (the vertex program); auto: afforest, or hashmin with checkpoints",
             choices=VARIANTS,
         ),
     ),
@@ -142,7 +142,7 @@ WCC = Algorithm(
         brief=_brief_wcc,
         gap=GapRun("cc", count=r"There are (\d+) components"),  # Afforest
     ),
-    partitioned=True,  # variant hashmin
+    partitioned=True,  # both variants
     checkpoints=True,
 )
 
@@ -183,7 +183,7 @@ SSSP = Algorithm(
         gap=GapRun("sssp", ("-d", "{delta}"), r"SSSP Tree reaches (\d+) nodes"),
     ),
     checkpoints=True,
-    partitioned=True,  # variant bellman-ford
+    partitioned=True,  # the vertex programs (bucket-synchronous, bellman-ford)
 )
 
 APSP = Algorithm(
