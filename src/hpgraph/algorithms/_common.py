@@ -26,6 +26,28 @@ def precision(dtype) -> str:
     return key
 
 
+def per_precision(compute, name, *, vector=None, **options) -> dict:
+    """One vertex program per precision of :data:`PRECISIONS`, keyed by it: the same
+    ``compute`` with values (rows of ``vector`` when given) and messages of that type,
+    the float32 one named ``name`` + "32"; ``options``: the rest of
+    :func:`~hpgraph.engine.vertex_program`'s."""
+    import numpy as np
+
+    from hpgraph.engine import vertex_program
+
+    programs = {}
+    for key in PRECISIONS:
+        dtype = np.dtype(key)
+        programs[key] = vertex_program(
+            compute,
+            value=dtype if vector is None else (dtype, vector),
+            message=dtype,
+            name=name if key == "float64" else f"{name}32",
+            **options,
+        )
+    return programs
+
+
 def check_graph(graph, parts=False):
     """Raise unless ``graph`` is a Graph (or, with ``parts``, a partitioned one: the
     kernels that run on one process's rows alone say so)."""

@@ -24,11 +24,9 @@ reads hit the cache far more often; the ranks are mapped back to the graph's ids
 
 from __future__ import annotations
 
-import numpy as np
-
-from hpgraph.algorithms._common import check_graph, finish_result, precision
+from hpgraph.algorithms._common import check_graph, finish_result, per_precision, precision
 from hpgraph.algorithms._order import run_order
-from hpgraph.engine import run, vertex_program
+from hpgraph.engine import run
 from hpgraph.errors import InvalidArgumentError
 
 __all__ = ["pagerank"]
@@ -52,22 +50,15 @@ def _pagerank_compute(ctx, v):
         ctx.vote_to_halt(v)
 
 
-def _program(dtype, name):
-    return vertex_program(
-        _pagerank_compute,
-        value=dtype,
-        message=dtype,
-        combiner="sum",
-        aggregators=("sum", "sum"),  # dangling rank, L1 change (float64 either way)
-        params=("damping", "iterations"),
-        name=name,
-    )
-
-
-PAGERANK = _program(np.float64, "pagerank")
-#: single precision: the same program with float32 ranks and messages (sums in float32)
-PAGERANK32 = _program(np.float32, "pagerank32")
-_PROGRAMS = {"float64": PAGERANK, "float32": PAGERANK32}
+#: the program in each precision (float32: ranks and messages, sums in float32)
+_PROGRAMS = per_precision(
+    _pagerank_compute,
+    "pagerank",
+    combiner="sum",
+    aggregators=("sum", "sum"),  # dangling rank, L1 change (float64 either way)
+    params=("damping", "iterations"),
+)
+PAGERANK, PAGERANK32 = _PROGRAMS["float64"], _PROGRAMS["float32"]
 
 
 def pagerank(

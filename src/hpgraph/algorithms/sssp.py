@@ -40,10 +40,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from hpgraph.algorithms._common import check_weights, finish_result, precision, source_index
+from hpgraph.algorithms._common import (
+    check_weights,
+    finish_result,
+    per_precision,
+    precision,
+    source_index,
+)
 from hpgraph.algorithms._order import run_order, shared_memory
 from hpgraph.algorithms.sssp_tree import add_weight, parents, parents_part
-from hpgraph.engine import run, vertex_program
+from hpgraph.engine import run
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph.part import is_part
 
@@ -67,23 +73,17 @@ def _plus_weight(m, w):
     return add_weight(m, w)  # in the message's precision
 
 
-def _program(dtype, name):
-    return vertex_program(
-        _sssp_compute,
-        value=dtype,
-        message=dtype,
-        combiner="min",
-        edge_message=_plus_weight,
-        params=("source",),
-        initial=np.inf,
-        name=name,
-    )
-
-
-SSSP = _program(np.float64, "sssp")
-#: single precision: float32 distances and messages, each weight added as a float32
-SSSP32 = _program(np.float32, "sssp32")
-_PROGRAMS = {"float64": SSSP, "float32": SSSP32}
+#: Bellman-Ford in each precision (float32: distances and messages, each weight added as
+#: a float32)
+_PROGRAMS = per_precision(
+    _sssp_compute,
+    "sssp",
+    combiner="min",
+    edge_message=_plus_weight,
+    params=("source",),
+    initial=np.inf,
+)
+SSSP = _PROGRAMS["float64"]
 
 
 # ----------------------------------------------- bucket-synchronous delta-stepping
@@ -119,25 +119,17 @@ def _buckets_compute(ctx, v):
         ctx.aggregate(0, b)
 
 
-def _buckets_program(dtype, name):
-    return vertex_program(
-        _buckets_compute,
-        value=(dtype, 2),
-        message=dtype,
-        combiner="min",
-        edge_message=_plus_weight,
-        aggregators=("min", "min"),
-        params=("source", "delta"),
-        initial=(np.inf, 0.0),
-        name=name,
-        dense=False,
-    )
-
-
-_BUCKETS = {
-    "float64": _buckets_program(np.float64, "sssp_buckets"),
-    "float32": _buckets_program(np.float32, "sssp_buckets32"),
-}
+_BUCKETS = per_precision(
+    _buckets_compute,
+    "sssp_buckets",
+    vector=2,
+    combiner="min",
+    edge_message=_plus_weight,
+    aggregators=("min", "min"),
+    params=("source", "delta"),
+    initial=(np.inf, 0.0),
+    dense=False,
+)
 
 
 VARIANTS = ("auto", "delta-stepping", "bellman-ford")
