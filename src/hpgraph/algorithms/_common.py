@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hpgraph.algorithms.entries._common import PRECISIONS
 from hpgraph.errors import InvalidArgumentError
 from hpgraph.graph.csr import Graph
 from hpgraph.graph.part import PartGraph
@@ -9,10 +10,6 @@ from hpgraph.graph.views import check_weights
 from hpgraph.result import VertexResult
 
 __all__ = ["source_index", "finish_result", "check_graph", "check_weights"]
-
-
-#: the precisions of the kernels that take a ``dtype`` (PageRank, SSSP)
-PRECISIONS = ("float64", "float32")
 
 
 def precision(dtype) -> str:

@@ -141,16 +141,14 @@ VARIANTS = ("auto", "delta-stepping", "bellman-ford")
 SUPERSTEP_WIDEN = 16
 
 
-def _part_weights(part):
-    """(mean weight, largest weight) of the whole graph a part belongs to, the same on
-    every rank (sums over the ranks' own edges)."""
+def _part_mean_weight(part):
+    """The mean weight of the whole graph a part belongs to, the same on every rank (a
+    sum over the ranks' own edges)."""
     from mpi4py import MPI
 
     w = part.own_weights
-    own = (float(w.sum()), float(w.max())) if w is not None and w.size else (0.0, 0.0)
-    total = part.comm.allreduce(own[0], op=MPI.SUM)
-    heaviest = part.comm.allreduce(own[1], op=MPI.MAX)
-    return total / max(part.num_stored_edges, 1), heaviest
+    total = part.comm.allreduce(float(w.sum()) if w is not None else 0.0, op=MPI.SUM)
+    return total / max(part.num_stored_edges, 1)
 
 
 def sssp(graph, source, *, variant="auto", delta=None, dtype="float64", order="auto",
@@ -192,7 +190,7 @@ def sssp(graph, source, *, variant="auto", delta=None, dtype="float64", order="a
     g, s = on.graph, on.index(s)  # the graph run on, and the source's number there
     if variant == "delta-stepping":
         if is_part(g):  # every rank the same width: the whole graph's weights
-            mean_weight, heaviest = _part_weights(g)
+            mean_weight = _part_mean_weight(g)
         if delta is None:  # supersteps cost an exchange each: wider buckets, fewer of them
             delta = default_delta(g, mean_weight) * (1 if peers else SUPERSTEP_WIDEN)
         delta = float(delta)

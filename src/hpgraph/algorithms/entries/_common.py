@@ -10,6 +10,7 @@ __all__ = [
     "KERNELS",
     "VERIFY",
     "ORDER",
+    "PRECISIONS",
     "dtype_param",
     "precision_row",
     "rooted",
@@ -35,15 +36,19 @@ ORDER = Param(
 )
 
 
+#: the precisions of the kernels that take a ``dtype`` (PageRank, SSSP)
+PRECISIONS = ("float64", "float32")
+
+
 def dtype_param(what: str) -> Param:
     """``--dtype``: the precision of a kernel's values (``what``), float64 by default or
     float32 as the GAP reference keeps them."""
     return Param(
         "dtype",
         str,
-        "float64",
+        PRECISIONS[0],
         f"{what} precision; float32 as the GAP reference (faster, fewer bytes)",
-        choices=("float64", "float32"),
+        choices=PRECISIONS,
     )
 
 
